@@ -1,0 +1,133 @@
+"""NDArray ``__getitem__`` / ``__setitem__`` with MXNet 1.x semantics.
+
+Basic indexing that selects a contiguous block (ints and unit-step slices on the leading
+axes) returns a view sharing memory, as MXNet's ``_at``/``_slice`` do; other basic
+indexing returns a copy, as MXNet's ``slice`` operator does. Legacy arrays are never 0-d:
+an index that selects one element gives shape ``(1,)``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import torch
+
+from .. import autograd as _ag
+from ..base import MXNetError
+from .ndarray import NDArray, _wrap
+
+__all__ = ["getitem", "setitem"]
+
+
+def _convert_key(key, device):
+    """Translate an MXNet index into a torch index (NDArray/list -> int64 tensor)."""
+    if isinstance(key, tuple):
+        return tuple(_convert_key(k, device) for k in key), any(
+            _is_advanced(k) for k in key)
+    return _convert_one(key, device), _is_advanced(key)
+
+
+def _is_advanced(k) -> bool:
+    return isinstance(k, (NDArray, list, np.ndarray, torch.Tensor)) and not isinstance(k, bool)
+
+
+def _convert_one(k, device):
+    if isinstance(k, NDArray):
+        t = k._t.detach()
+        return t if t.dtype == torch.bool else t.to(torch.int64)
+    if isinstance(k, (list, np.ndarray)):
+        a = np.asarray(k)
+        if a.dtype == np.bool_:
+            return torch.from_numpy(a).to(device)
+        return torch.as_tensor(a.astype(np.int64), device=device)
+    if isinstance(k, np.integer):
+        return int(k)
+    return k
+
+
+def _check_bounds(arr: NDArray, key) -> None:
+    keys = key if isinstance(key, tuple) else (key,)
+    shape = arr.shape
+    axis = 0
+    for k in keys:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            axis = len(shape) - (len([x for x in keys if x is not None]) - 1 - axis)
+            continue
+        if axis >= len(shape):
+            raise IndexError(f"too many indices ({len(keys)}) for an array of shape {shape}")
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool):
+            if not -shape[axis] <= k < shape[axis]:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size "
+                                 f"{shape[axis]}")
+        axis += 1
+
+
+def getitem(arr: NDArray, key) -> NDArray:
+    if isinstance(key, slice) and key.step is None and key.start is None and key.stop is None:
+        return arr
+    tkey, advanced = _convert_key(key, arr._t.device)
+    if not advanced:
+        _check_bounds(arr, key)
+    try:
+        res = arr._t[tkey]
+    except (IndexError, RuntimeError) as err:
+        raise IndexError(f"index {key!r} is invalid for an array of shape {arr.shape}: "
+                         f"{err}") from None
+    if res.dim() == 0:
+        res = res.reshape(1)
+    elif not advanced and not res.is_contiguous():
+        res = res.clone()
+    return _wrap(res, arr._ctx)
+
+
+def setitem(arr: NDArray, key, value) -> None:
+    t = arr._t
+    if isinstance(value, NDArray):
+        v = value._t
+    elif isinstance(value, (numbers.Number, np.generic)):
+        v = value
+    else:
+        v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
+    if isinstance(key, slice) and key.start is None and key.stop is None and key.step is None:
+        tkey = slice(None)
+        advanced = False
+    else:
+        tkey, advanced = _convert_key(key, t.device)
+        if not advanced:
+            _check_bounds(arr, key)
+    no_grad = t.requires_grad and not _ag._STATE.recording
+    try:
+        if no_grad:
+            with torch.no_grad():
+                _assign(t, tkey, v)
+        else:
+            _assign(t, tkey, v)
+    except RuntimeError as err:
+        tgt = tuple(t[tkey].shape) if not advanced else "indexed"
+        vshape = tuple(v.shape) if isinstance(v, torch.Tensor) else ()
+        raise MXNetError(f"cannot assign a value of shape {vshape} to {tgt} of an array of "
+                         f"shape {arr.shape}: {err}") from None
+
+
+def _assign(t: torch.Tensor, tkey, v) -> None:
+    if isinstance(v, torch.Tensor):
+        v = v.to(t.dtype) if v.dtype != t.dtype else v
+        if isinstance(tkey, slice) and tkey == slice(None):
+            t.copy_(v.reshape(t.shape) if v.numel() == t.numel() and v.dim() != t.dim()
+                    and v.shape != torch.Size([]) and not _broadcastable(v.shape, t.shape)
+                    else v)
+            return
+        t[tkey] = v
+    else:
+        t[tkey] = v
+
+
+def _broadcastable(src, dst) -> bool:
+    try:
+        torch.broadcast_shapes(tuple(src), tuple(dst))
+        return True
+    except RuntimeError:
+        return False
+

@@ -1,0 +1,527 @@
+"""NDArray: MXNet's mutable n-dimensional array over one ``torch.Tensor``.
+
+Basic slicing, ``reshape`` and ``a[:] = b`` share memory, as in MXNet, so an executor's
+argument array, a module's parameter and a kvstore buffer can be the same storage.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from .. import autograd as _ag
+from ..base import MXNetError, dtype_np
+from ..context import Context, context_of_device, current_context
+from ..ops import registry as _reg
+from ..ops.tensor_util import np_to_torch_dtype, torch_dtype, torch_to_np_dtype
+
+__all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
+           "to_dlpack_for_read", "to_dlpack_for_write"]
+
+_STATE = _ag._STATE
+
+
+class NDArray:
+    """An array on a device context, backed by a ``torch.Tensor``."""
+
+    __slots__ = ("_t", "_ctx", "_grad", "_grad_req", "_hook_tensor", "_fresh_grad",
+                 "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, handle=None, ctx: Context | None = None, writable: bool = True):
+        if handle is None:
+            handle = torch.empty(0)
+        elif not isinstance(handle, torch.Tensor):
+            raise MXNetError("NDArray wraps a torch.Tensor; use mx.nd.array() to create one")
+        self._t = handle
+        self._ctx = ctx if ctx is not None else context_of_device(handle.device)
+        self._grad = None
+        self._grad_req = "null"
+        self._hook_tensor = None
+        self._fresh_grad = False
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def handle(self) -> torch.Tensor:
+        """The underlying torch tensor (MXNet exposes a C handle here)."""
+        return self._t
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._t.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._t.dim()
+
+    @property
+    def size(self) -> int:
+        return self._t.numel()
+
+    @property
+    def dtype(self):
+        """The NumPy scalar type (``numpy.float32``), as MXNet returns it."""
+        dt = torch_to_np_dtype(self._t.dtype)
+        return dt.type if dt.names is None else dt
+
+    @property
+    def context(self) -> Context:
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @property
+    def T(self):
+        if self.ndim > 2:
+            raise MXNetError("Only 2D matrix is allowed to be transposed")
+        return _wrap(self._t.t() if self.ndim == 2 else self._t, self._ctx)
+
+    @property
+    def writable(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------------ conversion
+    def asnumpy(self) -> np.ndarray:
+        """Return a NumPy copy of the array."""
+        t = self._t.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(np.uint16).copy().view(dtype_np("bfloat16"))
+        return t.numpy().copy()
+
+    def asscalar(self):
+        """Return the value of a size-1 array as a NumPy scalar."""
+        if self.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy().reshape(-1)[0]
+
+    def item(self):
+        return self.asscalar().item()
+
+    def astype(self, dtype, copy: bool = True) -> "NDArray":
+        """Return a copy (or ``self`` when ``copy=False`` and the dtype matches)."""
+        td = torch_dtype(dtype)
+        if not copy and td == self._t.dtype:
+            return self
+        return _wrap(self._t.detach().to(td, copy=True), self._ctx)
+
+    def copy(self) -> "NDArray":
+        return _wrap(self._t.detach().clone(), self._ctx)
+
+    def copyto(self, other):
+        """Copy into another NDArray (same shape) or onto a context (a new array)."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise MXNetError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
+            with torch.no_grad():
+                other._t.copy_(self._t)
+            return other
+        if isinstance(other, Context):
+            return _wrap(self._t.detach().to(other.torch_device, copy=True), other)
+        raise TypeError(f"copyto does not support type {type(other)}")
+
+    def as_in_context(self, context: Context) -> "NDArray":
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def to_device(self, device):
+        return self.as_in_context(device)
+
+    def tostype(self, stype: str) -> "NDArray":
+        if stype != "default":
+            raise MXNetError(f"tostype('{stype}'): mxtorch stores every array densely")
+        return self
+
+    def detach(self) -> "NDArray":
+        return _wrap(self._t.detach(), self._ctx)
+
+    def as_nd_ndarray(self):
+        return self
+
+    def asnumpy_bool(self):
+        return self.asnumpy().astype(bool)
+
+    def wait_to_read(self) -> None:
+        if self._t.is_cuda:
+            torch.cuda.current_stream(self._t.device).synchronize()
+
+    wait_to_write = wait_to_read
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __dlpack__(self, stream=None):
+        return self._t.detach().__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+    # ------------------------------------------------------------------ autograd
+    def attach_grad(self, grad_req: str = "write", stype: str | None = None) -> None:
+        """Attach a zero gradient buffer; ``backward`` fills it per ``grad_req``."""
+        buf = _wrap(torch.zeros_like(self._t.detach()), self._ctx)
+        _ag._attach(self, buf, grad_req)
+
+    def backward(self, out_grad=None, retain_graph: bool = False, train_mode: bool = True):
+        _ag.backward([self], None if out_grad is None else [out_grad],
+                     retain_graph=retain_graph, train_mode=train_mode)
+
+    # ------------------------------------------------------------------ shape
+    def reshape(self, *shape, **kwargs) -> "NDArray":
+        """Reshape as a view; accepts MXNet's special codes 0, -1, -2, -3, -4."""
+        reverse = kwargs.pop("reverse", False)
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        elif len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        if kwargs:
+            raise TypeError(f"reshape: unexpected arguments {sorted(kwargs)}")
+        from ..ops.shape import reshape_target
+        target = reshape_target(self.shape, tuple(shape), reverse)
+        return _wrap(self._t.reshape(target), self._ctx)
+
+    def reshape_like(self, *args, **kwargs) -> "NDArray":
+        if len(args) == 1 and not kwargs:
+            return _wrap(self._t.reshape(args[0].shape), self._ctx)
+        return invoke("reshape_like", [self, *args], kwargs)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        n = self.size
+        if n == 0:
+            raise ValueError("The truth value of an NDArray with zero element is ambiguous")
+        if n > 1:
+            raise ValueError("The truth value of an NDArray with more than one element is "
+                             "ambiguous.")
+        return bool(self._t.item())
+
+    __nonzero__ = __bool__
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self) -> str:
+        shape_info = "x".join(str(x) for x in self.shape)
+        return f"\n{self.asnumpy()!s}\n<{type(self).__name__} {shape_info} @{self._ctx}>"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        from ..format.params import dump_record
+        return (_unpickle_ndarray, (dump_record(self.asnumpy()),))
+
+    def __getstate__(self):
+        from ..format.params import dump_record
+        return {"handle": bytearray(dump_record(self.asnumpy()))}
+
+    def __setstate__(self, state):
+        from ..format.params import load_record
+        handle = state.get("handle")
+        t = torch.empty(0) if handle is None else _from_numpy(load_record(bytes(handle)))
+        self._t = t
+        self._ctx = Context("cpu", 0)
+        self._grad = None
+        self._grad_req = "null"
+        self._hook_tensor = None
+        self._fresh_grad = False
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key) -> "NDArray":
+        from .indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        from .indexing import setitem
+        setitem(self, key, value)
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        return _binary(self, other, "broadcast_add", "_plus_scalar", None)
+
+    def __radd__(self, other):
+        return _binary(self, other, "broadcast_add", "_plus_scalar", None)
+
+    def __sub__(self, other):
+        return _binary(self, other, "broadcast_sub", "_minus_scalar", None)
+
+    def __rsub__(self, other):
+        return _binary(self, other, "broadcast_sub", "_rminus_scalar", None, reflected=True)
+
+    def __mul__(self, other):
+        return _binary(self, other, "broadcast_mul", "_mul_scalar", None)
+
+    def __rmul__(self, other):
+        return _binary(self, other, "broadcast_mul", "_mul_scalar", None)
+
+    def __truediv__(self, other):
+        return _binary(self, other, "broadcast_div", "_div_scalar", None)
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, "broadcast_div", "_rdiv_scalar", None, reflected=True)
+
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
+    def __mod__(self, other):
+        return _binary(self, other, "broadcast_mod", "_mod_scalar", None)
+
+    def __rmod__(self, other):
+        return _binary(self, other, "broadcast_mod", "_rmod_scalar", None, reflected=True)
+
+    def __pow__(self, other):
+        return _binary(self, other, "broadcast_power", "_power_scalar", None)
+
+    def __rpow__(self, other):
+        return _binary(self, other, "broadcast_power", "_rpower_scalar", None, reflected=True)
+
+    def __neg__(self):
+        return invoke("negative", [self], {})
+
+    def __abs__(self):
+        return invoke("abs", [self], {})
+
+    def __pos__(self):
+        return self
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return _binary(self, other, "broadcast_equal", "_equal_scalar", None)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar", None)
+
+    def __gt__(self, other):
+        return _binary(self, other, "broadcast_greater", "_greater_scalar", None)
+
+    def __ge__(self, other):
+        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar", None)
+
+    def __lt__(self, other):
+        return _binary(self, other, "broadcast_lesser", "_lesser_scalar", None)
+
+    def __le__(self, other):
+        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar", None)
+
+    def __iadd__(self, other):
+        return _inplace(self, self + other)
+
+    def __isub__(self, other):
+        return _inplace(self, self - other)
+
+    def __imul__(self, other):
+        return _inplace(self, self * other)
+
+    def __itruediv__(self, other):
+        return _inplace(self, self / other)
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return _inplace(self, self % other)
+
+    def __ipow__(self, other):
+        return _inplace(self, self ** other)
+
+    def __matmul__(self, other):
+        return invoke("dot", [self, other], {})
+
+    def __getattr__(self, name):
+        # Fluent methods: x.sum(), x.softmax(), x.exp(), ... resolved through the registry.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from .register import fluent_method
+        fn = fluent_method(name)
+        if fn is None:
+            raise AttributeError(f"'NDArray' object has no attribute '{name}'")
+        return lambda *args, **kwargs: fn(self, *args, **kwargs)
+
+
+def _unpickle_ndarray(record: bytes) -> NDArray:
+    from ..format.params import load_record
+    return _wrap(_from_numpy(load_record(record)), Context("cpu", 0))
+
+
+def _wrap(t: torch.Tensor, ctx: Context | None) -> NDArray:
+    arr = NDArray.__new__(NDArray)
+    arr._t = t
+    arr._ctx = ctx if ctx is not None else context_of_device(t.device)
+    arr._grad = None
+    arr._grad_req = "null"
+    arr._hook_tensor = None
+    arr._fresh_grad = False
+    return arr
+
+
+def _inplace(dst: NDArray, result: NDArray) -> NDArray:
+    if result.shape != dst.shape:
+        raise MXNetError(f"in-place operation would change the shape {dst.shape} to "
+                         f"{result.shape}")
+    if dst._t.requires_grad and not _STATE.recording:
+        with torch.no_grad():
+            dst._t.copy_(result._t)
+    else:
+        dst._t.copy_(result._t)
+    return dst
+
+
+def _binary(lhs: NDArray, rhs, array_op: str, scalar_op: str, _unused, reflected=False):
+    if isinstance(rhs, NDArray):
+        return invoke(array_op, [rhs, lhs] if reflected else [lhs, rhs], {})
+    if isinstance(rhs, numbers.Number) or isinstance(rhs, np.generic):
+        return invoke(scalar_op, [lhs], {"scalar": rhs})
+    if isinstance(rhs, np.ndarray):
+        other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
+        return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
+    return NotImplemented
+
+
+# ---------------------------------------------------------------------- dispatch
+def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context | None = None):
+    """Run a registered operator imperatively on NDArrays.
+
+    This is the single path from ``mx.nd`` to the registry: parse attributes (cached),
+    call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
+    """
+    opdef = _reg.get(op) if isinstance(op, str) else op
+    attrs = opdef.parse_attrs(kwargs) if kwargs or opdef.params else opdef.Attrs()
+    tensors = []
+    for x in inputs:
+        if not isinstance(x, NDArray):
+            raise MXNetError(f"Operator {opdef.name}: expected NDArray inputs, got "
+                             f"{type(x).__name__}")
+        tensors.append(x._t)
+    if ctx is None:
+        ctx = inputs[0]._ctx if inputs else current_context()
+    device = ctx.torch_device if opdef.creates else None
+    recording = _STATE.recording
+    try:
+        if not recording and any(t.requires_grad for t in tensors):
+            with torch.no_grad():
+                res = opdef.run(attrs, tensors, _STATE.training, device)
+        else:
+            res = opdef.run(attrs, tensors, _STATE.training, device)
+    except MXNetError:
+        raise
+    except (RuntimeError, ValueError, IndexError, TypeError) as err:
+        shapes = [tuple(t.shape) for t in tensors]
+        raise MXNetError(f"Operator {opdef.name}: {err} (input shapes {shapes}, "
+                         f"attributes {dict(kwargs)})") from None
+    if isinstance(res, torch.Tensor):
+        if out is not None:
+            return _write_out(out, res)
+        return _wrap(res, ctx)
+    outs = [_wrap(r, ctx) for r in res]
+    if out is not None:
+        outs_list = out if isinstance(out, (list, tuple)) else [out]
+        for o, r in zip(outs_list, res):
+            _write_out(o, r)
+        return out
+    return outs
+
+
+def _write_out(out: NDArray, res: torch.Tensor) -> NDArray:
+    if tuple(out._t.shape) != tuple(res.shape):
+        raise MXNetError(f"out= array has shape {out.shape} but the result has shape "
+                         f"{tuple(res.shape)}")
+    if out._t is res:
+        return out
+    if _STATE.recording and res.requires_grad:
+        out._t = res.to(out._t.dtype)
+        return out
+    with torch.no_grad():
+        out._t.copy_(res)
+    return out
+
+
+# ---------------------------------------------------------------------- creation
+def _from_numpy(a: np.ndarray) -> torch.Tensor:
+    if a.dtype == dtype_np("bfloat16"):
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    if a.dtype.byteorder == ">" or not a.flags.c_contiguous or not a.flags.writeable:
+        a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("=")).copy()
+    return torch.from_numpy(a)
+
+
+def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
+    """Create an NDArray from a list, NumPy array, scalar or NDArray (float32 default)."""
+    ctx = ctx or current_context()
+    if isinstance(source_array, NDArray):
+        dt = torch_dtype(dtype) if dtype is not None else source_array._t.dtype
+        return _wrap(source_array._t.detach().to(ctx.torch_device, dt, copy=True), ctx)
+    if isinstance(source_array, torch.Tensor):
+        dt = torch_dtype(dtype) if dtype is not None else source_array.dtype
+        return _wrap(source_array.detach().to(ctx.torch_device, dt, copy=True), ctx)
+    # MXNet: the default dtype is float32 for every non-NDArray source.
+    np_dtype = dtype_np(dtype) if dtype is not None else np.dtype(np.float32)
+    try:
+        a = np.array(source_array, dtype=np_dtype)
+    except (ValueError, TypeError) as err:
+        raise TypeError(f"source_array must be array like object: {err}") from None
+    if a.ndim == 0:
+        a = a.reshape(1)
+    t = _from_numpy(a)
+    if ctx.torch_device.type != "cpu":
+        t = t.to(ctx.torch_device)
+    else:
+        t = t.clone() if not t.is_contiguous() else t
+    return _wrap(t, ctx)
+
+
+def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
+    """Wrap a NumPy array (sharing memory when possible)."""
+    return _wrap(_from_numpy(ndarray if zero_copy else ndarray.copy()), current_context())
+
+
+def empty(shape, ctx: Context | None = None, dtype=None, stype=None) -> NDArray:
+    """An uninitialized array (zero-filled here, which MXNet also allows)."""
+    ctx = ctx or current_context()
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _wrap(torch.zeros(tuple(shape), dtype=torch_dtype(dtype or "float32"),
+                             device=ctx.torch_device), ctx)
+
+
+def waitall() -> None:
+    """Wait for all pending device work (CUDA synchronize)."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def from_dlpack(dlpack) -> NDArray:
+    return _wrap(torch.from_dlpack(dlpack), None)
+
+
+def to_dlpack_for_read(data: NDArray):
+    return torch.utils.dlpack.to_dlpack(data._t.detach())
+
+
+def to_dlpack_for_write(data: NDArray):
+    return torch.utils.dlpack.to_dlpack(data._t.detach())

@@ -1,0 +1,137 @@
+"""Generate ``mx.nd.<op>`` functions from the operator registry."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..base import MXNetError
+from ..context import Context
+from ..ops import registry as _reg
+from .ndarray import NDArray, invoke
+
+__all__ = ["make_function", "populate", "fluent_method"]
+
+# MXNet's fluent NDArray methods (x.sum(), x.softmax(), ...).
+FLUENT = frozenset("""
+zeros_like ones_like broadcast_axes repeat pad swapaxes split split_v2 slice slice_axis
+slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign
+flatten shape_array size_array expand_dims tile transpose flip depth_to_space
+space_to_depth diag sum nansum prod nanprod mean max min norm round rint fix floor ceil
+trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh arccosh
+arctanh exp expm1 log log10 log2 log1p log_sigmoid sqrt rsqrt cbrt rcbrt square reciprocal
+relu sigmoid softmax log_softmax softmin mish squeeze broadcast_to broadcast_like
+reshape_like erf erfinv gamma gammaln sign softsign
+""".split())
+
+
+def _split_args(opdef: _reg.OpDef, args: tuple, kwargs: dict):
+    """Split a call into (positional arrays, named arrays, attribute kwargs)."""
+    pos_arrays: list = []
+    attr_kwargs: dict[str, Any] = {}
+    named_arrays: dict[str, Any] = {}
+    extra_pos: list = []
+    for a in args:
+        if isinstance(a, NDArray) or (a is None and not extra_pos):
+            pos_arrays.append(a)
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, NDArray) for x in a) \
+                and opdef.key_var_num_args:
+            pos_arrays.extend(a)
+        else:
+            extra_pos.append(a)
+    params = opdef.param_order
+    for i, v in enumerate(extra_pos):
+        if i >= len(params):
+            raise MXNetError(f"Operator {opdef.name}: too many positional arguments")
+        attr_kwargs[params[i]] = v
+    for k, v in kwargs.items():
+        if k in opdef.params:
+            attr_kwargs[k] = v
+        elif isinstance(v, NDArray) or v is None:
+            named_arrays[k] = v
+        else:
+            attr_kwargs[k] = v  # unknown attribute: parse_attrs raises with a clear message
+    return pos_arrays, named_arrays, attr_kwargs
+
+
+def _order_inputs(opdef, attrs, pos_arrays, named_arrays):
+    names = opdef.input_names(attrs)
+    if not named_arrays:
+        inputs = [a for a in pos_arrays if a is not None]
+        if len(inputs) > len(names):
+            raise MXNetError(f"Operator {opdef.name}: expected at most {len(names)} inputs "
+                             f"{names}, got {len(inputs)}")
+        return inputs
+    slots = dict(zip(names, pos_arrays))
+    for k, v in named_arrays.items():
+        if k not in names:
+            raise MXNetError(f"Operator {opdef.name}: unknown input '{k}'; inputs are "
+                             f"{names}")
+        slots[k] = v
+    inputs = []
+    for n in names:
+        v = slots.get(n)
+        if v is None:
+            break
+        inputs.append(v)
+    return inputs
+
+
+def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
+    """Build the imperative function for one operator."""
+    nvar = opdef.key_var_num_args
+
+    def fn(*args, out=None, name=None, ctx=None, **kwargs):
+        if ctx is not None and isinstance(ctx, str):
+            ctx = Context(ctx.split("(")[0], int(ctx.split("(")[1].rstrip(")")))
+        if not kwargs and all(isinstance(a, NDArray) for a in args) and not nvar:
+            return invoke(opdef, args, kwargs, out=out, ctx=ctx)
+        pos, named, attr_kwargs = _split_args(opdef, args, kwargs)
+        if nvar and nvar not in attr_kwargs:
+            attr_kwargs[nvar] = len([a for a in pos if a is not None]) + len(named)
+        attrs = opdef.parse_attrs(attr_kwargs)
+        inputs = _order_inputs(opdef, attrs, pos, named)
+        return invoke(opdef, inputs, attr_kwargs, out=out, ctx=ctx)
+
+    fn.__name__ = fname
+    fn.__qualname__ = fname
+    fn.__doc__ = opdef.doc
+    return fn
+
+
+def _public_name(name: str) -> tuple[str, str] | None:
+    """Registry name -> (sub-namespace, name there) for contrib/random/linalg/image ops."""
+    for prefix, ns in (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"),
+                       ("_sample_", "random"), ("_image_", "image")):
+        if name.startswith(prefix):
+            return ns, name[len(prefix):]
+    return None
+
+
+def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
+    """Fill ``mx.nd`` (and its contrib/linalg/random/_internal namespaces)."""
+    for nm, opdef in _reg.all_ops().items():
+        fn = make_function(opdef, nm)
+        if nm.startswith("_"):
+            internal[nm] = fn
+            sub = _public_name(nm)
+            if sub is not None and sub[0] in namespaces:
+                namespaces[sub[0]].setdefault(sub[1], fn)
+        else:
+            module_dict.setdefault(nm, fn)
+            if nm.startswith("linalg_"):
+                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)
+
+
+_FLUENT_CACHE: dict[str, Callable] = {}
+
+
+def fluent_method(name: str) -> Callable | None:
+    fn = _FLUENT_CACHE.get(name)
+    if fn is not None:
+        return fn
+    if name not in FLUENT:
+        return None
+    from .. import ndarray as nd
+    fn = getattr(nd, name, None)
+    if fn is not None:
+        _FLUENT_CACHE[name] = fn
+    return fn

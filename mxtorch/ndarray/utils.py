@@ -1,0 +1,266 @@
+"""``mx.nd`` Python-level helpers: creation wrappers, scalar-aware binary functions,
+and ``save``/``load`` in MXNet's binary format."""
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context, current_context
+from .ndarray import NDArray, _from_numpy, _wrap, array, invoke
+
+__all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
+           "load_frombuffer", "add", "subtract", "multiply", "divide", "true_divide",
+           "modulo", "power", "maximum", "minimum", "equal", "not_equal", "greater",
+           "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
+           "logical_xor", "hypot", "moveaxis", "concatenate", "onehot_encode", "histogram"]
+
+
+def _ctx(ctx) -> Context:
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, str):
+        kind, _, rest = ctx.partition("(")
+        return Context(kind, int(rest.rstrip(")") or 0))
+    return ctx
+
+
+def _shape(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(shape)
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs) -> NDArray:
+    """An array of zeros (float32 by default)."""
+    return invoke("_zeros", [], {"shape": _shape(shape), "dtype": dtype or "float32"},
+                  ctx=_ctx(ctx), out=kwargs.get("out"))
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """An array of ones (float32 by default)."""
+    return invoke("_ones", [], {"shape": _shape(shape), "dtype": dtype or "float32"},
+                  ctx=_ctx(ctx), out=kwargs.get("out"))
+
+
+def full(shape, val, ctx=None, dtype=np.float32, out=None) -> NDArray:
+    """An array filled with ``val``."""
+    return invoke("_full", [], {"shape": _shape(shape), "value": val,
+                                "dtype": dtype or "float32"}, ctx=_ctx(ctx), out=out)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None,
+           dtype=np.float32) -> NDArray:
+    """Evenly spaced values in ``[start, stop)``; each value repeated ``repeat`` times."""
+    return invoke("_arange", [], {"start": start, "stop": stop, "step": step,
+                                  "repeat": repeat, "dtype": dtype or "float32"}, ctx=_ctx(ctx))
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32) -> NDArray:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    return invoke("_linspace", [], {"start": start, "stop": stop, "num": num,
+                                    "endpoint": endpoint, "dtype": dtype or "float32"},
+                  ctx=_ctx(ctx))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    return invoke("_eye", [], {"N": N, "M": M, "k": k, "dtype": dtype or "float32"},
+                  ctx=_ctx(ctx))
+
+
+# ------------------------------------------------------------------ binary helpers
+def _ufunc(lhs, rhs, array_op, lscalar_op, rscalar_op, np_fn):
+    """MXNet's ``_ufunc_helper``: dispatch on NDArray / scalar operands."""
+    if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
+        return np_fn(lhs, rhs)
+    if isinstance(rhs, numbers.Number) or isinstance(rhs, np.generic):
+        return invoke(lscalar_op, [lhs], {"scalar": rhs})
+    if isinstance(lhs, numbers.Number) or isinstance(lhs, np.generic):
+        return invoke(rscalar_op, [rhs], {"scalar": lhs})
+    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
+        return invoke(array_op, [lhs, rhs], {})
+    raise TypeError(f"type {type(lhs)} and {type(rhs)} not supported")
+
+
+def add(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_add", "_plus_scalar", "_plus_scalar", lambda a, b: a + b)
+
+
+def subtract(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_sub", "_minus_scalar", "_rminus_scalar",
+                  lambda a, b: a - b)
+
+
+def multiply(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_mul", "_mul_scalar", "_mul_scalar", lambda a, b: a * b)
+
+
+def divide(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_div", "_div_scalar", "_rdiv_scalar", lambda a, b: a / b)
+
+
+true_divide = divide
+
+
+def modulo(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_mod", "_mod_scalar", "_rmod_scalar", lambda a, b: a % b)
+
+
+def power(base, exp):
+    return _ufunc(base, exp, "broadcast_power", "_power_scalar", "_rpower_scalar",
+                  lambda a, b: a ** b)
+
+
+def maximum(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_maximum", "_maximum_scalar", "_maximum_scalar",
+                  lambda a, b: a if a > b else b)
+
+
+def minimum(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
+                  lambda a, b: a if a < b else b)
+
+
+def hypot(lhs, rhs):
+    return _ufunc(lhs, rhs, "broadcast_hypot", "_hypot_scalar", "_hypot_scalar",
+                  lambda a, b: float(np.hypot(a, b)))
+
+
+def _cmp(name, sname, rname, fn):
+    def f(lhs, rhs):
+        return _ufunc(lhs, rhs, name, sname, rname, lambda a, b: 1 if fn(a, b) else 0)
+    f.__name__ = name.replace("broadcast_", "")
+    return f
+
+
+equal = _cmp("broadcast_equal", "_equal_scalar", "_equal_scalar", lambda a, b: a == b)
+not_equal = _cmp("broadcast_not_equal", "_not_equal_scalar", "_not_equal_scalar",
+                 lambda a, b: a != b)
+greater = _cmp("broadcast_greater", "_greater_scalar", "_lesser_scalar", lambda a, b: a > b)
+greater_equal = _cmp("broadcast_greater_equal", "_greater_equal_scalar",
+                     "_lesser_equal_scalar", lambda a, b: a >= b)
+lesser = _cmp("broadcast_lesser", "_lesser_scalar", "_greater_scalar", lambda a, b: a < b)
+lesser_equal = _cmp("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar",
+                    lambda a, b: a <= b)
+logical_and = _cmp("broadcast_logical_and", "_logical_and_scalar", "_logical_and_scalar",
+                   lambda a, b: a and b)
+logical_or = _cmp("broadcast_logical_or", "_logical_or_scalar", "_logical_or_scalar",
+                  lambda a, b: a or b)
+logical_xor = _cmp("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar",
+                   lambda a, b: bool(a) != bool(b))
+
+
+def moveaxis(tensor: NDArray, source: int, destination: int) -> NDArray:
+    """Move an axis to a new position."""
+    axes = list(range(tensor.ndim))
+    src = source % tensor.ndim
+    dst = destination % tensor.ndim
+    axes.pop(src)
+    axes.insert(dst, src)
+    return invoke("transpose", [tensor], {"axes": tuple(axes)})
+
+
+def concatenate(arrays, axis=0, always_copy=True) -> NDArray:
+    """Concatenate a list of arrays along ``axis``."""
+    if not arrays:
+        raise MXNetError("concatenate: need at least one array")
+    if len(arrays) == 1 and not always_copy:
+        return arrays[0]
+    return invoke("Concat", list(arrays), {"dim": axis, "num_args": len(arrays)})
+
+
+def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
+    """One-hot encode ``indices`` into ``out`` (legacy helper)."""
+    return invoke("one_hot", [indices], {"depth": out.shape[1], "dtype": out.dtype}, out=out)
+
+
+def histogram(a: NDArray, bins=10, range=None):  # noqa: A002 - MXNet's name
+    """Histogram of ``a`` with equal-width ``bins`` (or explicit bin edges)."""
+    data = a.asnumpy()
+    if isinstance(bins, NDArray):
+        hist, edges = np.histogram(data, bins=bins.asnumpy())
+    else:
+        hist, edges = np.histogram(data, bins=bins, range=range)
+    return array(hist, ctx=a.context, dtype=np.int64), array(edges, ctx=a.context,
+                                                            dtype=a.dtype)
+
+
+# ------------------------------------------------------------------ files
+def save(fname: str, data) -> None:
+    """Save an NDArray, a list or a dict of NDArrays in MXNet's binary format.
+
+    The file is written to a temporary name and renamed, so a failure never leaves a
+    truncated file behind.
+    """
+    from ..format.params import dumps
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        names = list(data.keys())
+        arrays = list(data.values())
+        if not all(isinstance(k, str) for k in names):
+            raise MXNetError("save: dict keys must be strings")
+    elif isinstance(data, (list, tuple)):
+        names, arrays = None, list(data)
+    else:
+        raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs or a "
+                         "list of NDarrays.")
+    for a in arrays:
+        if not isinstance(a, NDArray):
+            raise TypeError(f"save: only NDArrays can be saved, got {type(a).__name__}")
+    blob = dumps([a.asnumpy() for a in arrays], names)
+    atomic_write(fname, blob)
+
+
+def atomic_write(fname: str, blob: bytes) -> None:
+    """Write ``blob`` to ``fname`` through a temporary file and an atomic rename."""
+    fname = os.fspath(fname)
+    tmp = f"{fname}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, fname)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _to_ndarrays(arrays, names, ctx=None):
+    ctx = ctx or Context("cpu", 0)
+    out = [_wrap(_from_numpy(a), ctx) for a in arrays]
+    if names is None:
+        return out
+    return dict(zip(names, out))
+
+
+def load(fname: str, ctx=None):
+    """Load a list or dict of NDArrays saved by ``save`` (or by MXNet).
+
+    ``.npy`` and ``.npz`` files are also accepted. A truncated or malformed file raises
+    :class:`MXNetError` naming the file.
+    """
+    from ..format.params import loads
+    fname = os.fspath(fname)
+    if not os.path.exists(fname):
+        raise MXNetError(f"load: file {fname!r} does not exist")
+    with open(fname, "rb") as f:
+        blob = f.read()
+    if blob[:6] == b"\x93NUMPY":
+        return _to_ndarrays([np.load(fname, allow_pickle=False)], None, ctx)[0]
+    if blob[:4] == b"PK\x03\x04":
+        with np.load(fname, allow_pickle=False) as z:
+            return _to_ndarrays([z[k] for k in z.files], list(z.files), ctx)
+    arrays, names = loads(blob, source=fname)
+    return _to_ndarrays(arrays, names, ctx)
+
+
+def load_frombuffer(buf: bytes, ctx=None):
+    """Load NDArrays from the bytes of a file written by ``save``."""
+    from ..format.params import loads
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError("load_frombuffer: buf must be bytes")
+    arrays, names = loads(bytes(buf), source="<buffer>")
+    return _to_ndarrays(arrays, names, ctx)

@@ -1,0 +1,2 @@
+"""Loss-output operators with MXNet's gradients: SoftmaxOutput, *RegressionOutput, MakeLoss, CTCLoss, ..."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Neural-network operators: FullyConnected, Convolution, Deconvolution, Pooling, Activation, LeakyReLU."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Dropout, softmax family, UpSampling, BilinearSampler, GridGenerator, ROIPooling."""
+from __future__ import annotations

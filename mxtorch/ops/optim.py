@@ -1,0 +1,2 @@
+"""Optimizer update operators: sgd_update, adam_update, ..."""
+from __future__ import annotations

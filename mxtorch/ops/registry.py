@@ -1,0 +1,265 @@
+"""THE operator registry: every MXNet operator is defined once, here and in the family files.
+
+An :class:`OpDef` carries everything the rest of mxtorch needs to know about an operator:
+its names, typed attributes, input names (possibly a function of the attributes), which
+inputs are auxiliary (mutable) states, its outputs, shape and dtype inference and the
+torch compute. ``mx.nd``, ``mx.sym``, the JSON loader and the graph compiler all find
+operators through :func:`get`.
+
+Compute convention
+------------------
+``compute(attrs, *inputs, **runtime)`` takes the parsed attributes (a namedtuple with
+one field per :class:`Param`) and the input tensors in input-name order, and returns one
+tensor, or a tuple when the operator has several visible outputs. Runtime keywords are
+passed only when the definition asks for them:
+
+* ``is_train=bool`` when ``train_aware=True`` (Dropout, BatchNorm, loss outputs, ...);
+* ``device=torch.device`` when ``creates=True`` (operators that make arrays from nothing).
+
+Auxiliary states arrive as ordinary inputs and are updated in place by the compute.
+Where MXNet's gradient is not the mathematical one the compute uses a
+``torch.autograd.Function``, so the gradient rule lives in the same definition.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Callable, Sequence
+
+import torch
+
+from ..base import MXNetError, attr_to_str
+from .params import REQUIRED, Param
+
+__all__ = ["OpDef", "register", "get", "find", "all_ops", "Shapes"]
+
+Shapes = list  # list of tuple | None; 0 inside a tuple is an unknown dimension
+
+_REGISTRY: dict[str, "OpDef"] = {}
+_CANONICAL: dict[str, "OpDef"] = {}
+
+
+def _shape_known(shape: tuple | None) -> bool:
+    return shape is not None and all(d > 0 for d in shape)
+
+
+class OpDef:
+    """The single definition of one operator."""
+
+    def __init__(self, name: str, compute: Callable, *, params: Sequence[Param] = (),
+                 inputs: Sequence[str] | Callable[[Any], list[str]] = ("data",),
+                 aux: Sequence[str] = (), num_outputs: int | Callable[[Any], int] = 1,
+                 output_names: Sequence[str] | Callable[[Any], list[str]] | None = None,
+                 total_outputs: int | Callable[[Any], int] | None = None,
+                 infer_shape: Callable | None = None, infer_type: Callable | None = None,
+                 aliases: Sequence[str] = (), key_var_num_args: str | None = None,
+                 train_aware: bool = False, creates: bool = False, doc: str = "",
+                 fluent: bool = False, input_defaults: dict | None = None):
+        self.name = name
+        self.compute = compute
+        self.params: dict[str, Param] = {p.name: p for p in params}
+        self._inputs = inputs
+        self.aux = tuple(aux)
+        self._num_outputs = num_outputs
+        self._output_names = output_names
+        self._total_outputs = total_outputs
+        self._infer_shape = infer_shape
+        self._infer_type = infer_type
+        self.aliases = tuple(aliases)
+        self.key_var_num_args = key_var_num_args
+        self.train_aware = train_aware
+        self.creates = creates
+        self.doc = doc
+        self.fluent = fluent
+        self.input_defaults = input_defaults or {}
+        self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", list(self.params))
+        self.param_order = list(self.params)
+        self._attr_cache: dict = {}
+        self.static_inputs = None if callable(inputs) else list(inputs)
+
+    # ------------------------------------------------------------------ attributes
+    def parse_attrs(self, kwargs: dict) -> Any:
+        """Parse attribute values (Python values or MXNet strings) into ``self.Attrs``.
+
+        Unknown names raise :class:`MXNetError`; names of the form ``__x__`` are hidden
+        attributes and are ignored here (the Symbol keeps them).
+        """
+        try:
+            key = tuple(sorted(kwargs.items()))
+            hit = self._attr_cache.get(key)
+            if hit is not None:
+                return hit
+        except TypeError:
+            key = None
+        values = {}
+        for k, v in kwargs.items():
+            p = self.params.get(k)
+            if p is None:
+                if k.startswith("__") and k.endswith("__"):
+                    continue
+                raise MXNetError(f"Operator {self.name}: unknown attribute '{k}'. "
+                                 f"Valid attributes are {sorted(self.params)}")
+            values[k] = p.convert(self.name, v)
+        for name, p in self.params.items():
+            if name not in values:
+                if p.default is REQUIRED:
+                    raise MXNetError(f"Operator {self.name}: required attribute '{name}' "
+                                     "is missing")
+                values[name] = p.default
+        attrs = self.Attrs(**values)
+        if key is not None and len(self._attr_cache) < 4096:
+            self._attr_cache[key] = attrs
+        return attrs
+
+    @staticmethod
+    def attrs_to_strings(kwargs: dict) -> dict[str, str]:
+        """The attribute map MXNet stores in symbol JSON: values rendered with ``str``."""
+        return {k: attr_to_str(v) for k, v in kwargs.items()}
+
+    # ------------------------------------------------------------------ structure
+    def input_names(self, attrs: Any) -> list[str]:
+        if self.static_inputs is not None:
+            return self.static_inputs
+        return list(self._inputs(attrs))
+
+    def num_outputs(self, attrs: Any) -> int:
+        n = self._num_outputs
+        return n(attrs) if callable(n) else n
+
+    def total_outputs(self, attrs: Any) -> int:
+        n = self._total_outputs
+        if n is None:
+            return self.num_outputs(attrs)
+        return n(attrs) if callable(n) else n
+
+    def output_names(self, attrs: Any) -> list[str]:
+        names = self._output_names
+        if names is None:
+            n = self.num_outputs(attrs)
+            return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
+        return list(names(attrs) if callable(names) else names)
+
+    def aux_names(self, attrs: Any) -> list[str]:
+        return list(self.aux)
+
+    # ------------------------------------------------------------------ execution
+    def run(self, attrs: Any, tensors: Sequence[torch.Tensor], is_train: bool = False,
+            device: torch.device | None = None):
+        """Call the compute with the runtime keywords this operator asked for."""
+        if self.train_aware:
+            if self.creates:
+                return self.compute(attrs, *tensors, is_train=is_train, device=device)
+            return self.compute(attrs, *tensors, is_train=is_train)
+        if self.creates:
+            return self.compute(attrs, *tensors, device=device)
+        return self.compute(attrs, *tensors)
+
+    def bind_runtime(self, attrs: Any, is_train: bool, device: torch.device | None):
+        """Return ``f(*tensors)`` with attributes and runtime keywords fixed (for graphs)."""
+        compute = self.compute
+        kw = {}
+        if self.train_aware:
+            kw["is_train"] = is_train
+        if self.creates:
+            kw["device"] = device
+        if kw:
+            return lambda *t: compute(attrs, *t, **kw)
+        return lambda *t: compute(attrs, *t)
+
+    # ------------------------------------------------------------------ inference
+    def infer_shape(self, attrs: Any, in_shapes: list) -> tuple[list, list]:
+        """Infer shapes both ways. ``None`` is an unknown shape, 0 an unknown dimension.
+
+        Returns ``(in_shapes, out_shapes)`` with whatever could be filled in.
+        """
+        in_shapes = list(in_shapes)
+        if self._infer_shape is not None:
+            res = self._infer_shape(attrs, in_shapes)
+            if res is not None:
+                new_in, out = res
+                if out is not None and all(_shape_known(s) for s in out):
+                    return list(new_in), list(out)
+                in_shapes = list(new_in)
+        if all(s is not None and 0 not in s for s in in_shapes):
+            return in_shapes, self.meta_forward(attrs, in_shapes, None)[0]
+        return in_shapes, [None] * self.num_outputs(attrs)
+
+    def infer_type(self, attrs: Any, in_types: list) -> tuple[list, list]:
+        """Infer dtypes (NumPy dtype names, ``None`` when unknown) both ways."""
+        if self._infer_type is not None:
+            return self._infer_type(attrs, list(in_types))
+        known = [t for t in in_types if t is not None]
+        in_types = [t if t is not None else (known[0] if known else None) for t in in_types]
+        n = self.num_outputs(attrs)
+        if not in_types:
+            dt = getattr(attrs, "dtype", None) or "float32"
+            return in_types, [dt] * n
+        if any(t is None for t in in_types):
+            return in_types, [None] * n
+        try:
+            shapes = [(1,) * 1 for _ in in_types]
+            return in_types, self.meta_forward(attrs, None, in_types, shapes)[1]
+        except Exception:  # noqa: BLE001 - shapes of 1 may not suit the op; fall back
+            return in_types, [in_types[0]] * n
+
+    def meta_forward(self, attrs: Any, in_shapes: list | None, in_types: list | None,
+                     fallback_shapes: list | None = None) -> tuple[list, list]:
+        """Run the compute on meta tensors to read output shapes and dtypes."""
+        from ..base import dtype_np
+        from .tensor_util import np_to_torch_dtype, torch_to_np_name
+        shapes = in_shapes if in_shapes is not None else fallback_shapes
+        types = in_types or ["float32"] * len(shapes)
+        metas = [torch.empty(tuple(s), dtype=np_to_torch_dtype(dtype_np(t)), device="meta")
+                 for s, t in zip(shapes, types)]
+        try:
+            with torch.no_grad():
+                out = self.run(attrs, metas, is_train=False, device=torch.device("meta"))
+        except MXNetError:
+            raise
+        except (RuntimeError, ValueError, IndexError, TypeError) as err:
+            raise MXNetError(f"Operator {self.name}: shape inference failed for input "
+                             f"shapes {[tuple(s) for s in shapes]}: {err}") from None
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return [tuple(o.shape) for o in outs], [torch_to_np_name(o.dtype) for o in outs]
+
+    def __repr__(self):
+        return f"<OpDef {self.name}>"
+
+
+def register(opdef: OpDef) -> OpDef:
+    """Add an operator (and its aliases) to the registry."""
+    for nm in (opdef.name, *opdef.aliases):
+        if nm in _REGISTRY:
+            raise MXNetError(f"operator {nm} is registered twice")
+        _REGISTRY[nm] = opdef
+    _CANONICAL[opdef.name] = opdef
+    return opdef
+
+
+def defop(name: str, **kwargs) -> Callable[[Callable], Callable]:
+    """Decorator form: ``@defop("relu", params=[...])`` over the compute function."""
+    def deco(fn: Callable) -> Callable:
+        register(OpDef(name, fn, doc=kwargs.pop("doc", fn.__doc__ or ""), **kwargs))
+        return fn
+    return deco
+
+
+def get(name: str) -> OpDef:
+    """Look an operator up by name or alias; raise MXNetError when unknown."""
+    op = _REGISTRY.get(name)
+    if op is None:
+        raise MXNetError(f"Cannot find operator '{name}' in the registry")
+    return op
+
+
+def find(name: str) -> OpDef | None:
+    return _REGISTRY.get(name)
+
+
+def all_ops() -> dict[str, OpDef]:
+    """Every registered name (aliases included) -> its definition."""
+    return dict(_REGISTRY)
+
+
+def canonical_ops() -> dict[str, OpDef]:
+    """Canonical name -> definition (one entry per operator)."""
+    return dict(_CANONICAL)

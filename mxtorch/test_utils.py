@@ -1,0 +1,1 @@
+"""``mx.test_utils``: helpers MXNet users and their tests call."""
