@@ -13,8 +13,21 @@ from . import autograd
 from . import ndarray
 from . import ndarray as nd
 from . import random
+from . import name
+from .attribute import AttrScope
+from . import attribute
+from . import symbol
+from . import symbol as sym
+from . import graph
+from . import executor
+from . import operator
+from . import visualization
+from . import visualization as viz
 from . import test_utils
+
+nd.CachedOp = graph.CachedOp
 
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
-           "random", "test_utils"]
+           "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
+           "test_utils"]

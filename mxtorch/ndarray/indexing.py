@@ -22,7 +22,7 @@ __all__ = ["getitem", "setitem"]
 def _convert_key(key, device):
     """Translate an MXNet index into a torch index (NDArray/list -> int64 tensor)."""
     if isinstance(key, tuple):
-        return tuple(_convert_key(k, device) for k in key), any(
+        return tuple(_convert_one(k, device) for k in key), any(
             _is_advanced(k) for k in key)
     return _convert_one(key, device), _is_advanced(key)
 

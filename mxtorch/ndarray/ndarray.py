@@ -216,7 +216,7 @@ class NDArray:
         if n == 0:
             raise ValueError("The truth value of an NDArray with zero element is ambiguous")
         if n > 1:
-            raise ValueError("The truth value of an NDArray with more than one element is "
+            raise ValueError("The truth value of an NDArray with multiple elements is "
                              "ambiguous.")
         return bool(self._t.item())
 

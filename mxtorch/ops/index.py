@@ -1,2 +1,236 @@
-"""Indexing operators: take, Embedding, one_hot, gather_nd, scatter_nd, batch_take, Sequence*."""
+"""Indexing operators: take, Embedding, one_hot, gather_nd, scatter_nd, batch_take, Sequence*.
+
+Index inputs arrive as float arrays in legacy MXNet; every compute casts them to int64
+(truncating toward zero, as MXNet's cast does). Index inputs get no gradient.
+"""
 from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from ..base import MXNetError
+from .params import Bool, Enum, Float, Int, Shape
+from .registry import OpDef, register
+from .tensor_util import torch_dtype
+
+__all__: list[str] = []
+
+_ALL_DTYPES = ("bfloat16", "float16", "float32", "float64", "int32", "int64", "int8", "uint8")
+
+
+def _as_index(t: torch.Tensor) -> torch.Tensor:
+    """Float (or int) index array -> int64, truncating like MXNet's cast."""
+    return t.detach().to(torch.int64)
+
+
+def _norm_axis(op: str, axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise MXNetError(f"Operator {op}: axis {axis} is out of range for a {ndim}-d input")
+    return axis % ndim
+
+
+# ---------------------------------------------------------------------- take
+def _take_compute(attrs, a, indices):
+    dim = _norm_axis("take", attrs.axis, a.dim())
+    n = a.shape[dim]
+    idx = _as_index(indices)
+    if attrs.mode == "clip":
+        idx = idx.clamp(0, n - 1)
+    elif attrs.mode == "wrap":
+        idx = torch.remainder(idx, n)
+    elif idx.device.type != "meta" and bool(((idx < 0) | (idx >= n)).any()):
+        # MXNet: mode='raise' rejects any index outside [0, n), negative ones included.
+        raise MXNetError(f"Operator take: indices out of bound for axis {attrs.axis} of "
+                         f"size {n} (mode='raise')")
+    out = torch.index_select(a, dim, idx.reshape(-1))
+    return out.reshape(a.shape[:dim] + idx.shape + a.shape[dim + 1:])
+
+
+register(OpDef(
+    "take", _take_compute, inputs=("a", "indices"), fluent=True,
+    params=[Int("axis", 0), Enum("mode", ("clip", "raise", "wrap"), "clip")],
+    doc="Take elements from ``a`` along ``axis`` at ``indices``.\n\nParameters\n----------\n"
+        "a : NDArray\nindices : NDArray\naxis : int, optional\n"
+        "mode : {'clip', 'raise', 'wrap'}, optional\n    Out-of-bound handling (default "
+        "'clip')."))
+
+
+# ---------------------------------------------------------------------- Embedding
+def _embedding_compute(attrs, data, weight):
+    want = (attrs.input_dim, attrs.output_dim)
+    if tuple(weight.shape) != want:
+        raise MXNetError(f"Operator Embedding: weight shape {tuple(weight.shape)} is "
+                         f"inconsistent with (input_dim, output_dim) = {want}")
+    # MXNet: out-of-range indices are clipped into [0, input_dim).
+    idx = _as_index(data).clamp(0, attrs.input_dim - 1)
+    return F.embedding(idx, weight)
+
+
+def _embedding_infer_shape(attrs, shapes):
+    data, _ = shapes
+    weight = (attrs.input_dim, attrs.output_dim)
+    out = None if data is None or 0 in data else [tuple(data) + (attrs.output_dim,)]
+    return [data, weight], out
+
+
+def _embedding_infer_type(attrs, types):
+    data, weight = types
+    weight = weight or attrs.dtype
+    return [data or "float32", weight], [weight]
+
+
+register(OpDef(
+    "Embedding", _embedding_compute, inputs=("data", "weight"),
+    params=[Int("input_dim"), Int("output_dim"), Enum("dtype", _ALL_DTYPES, "float32"),
+            Bool("sparse_grad", False)],
+    infer_shape=_embedding_infer_shape, infer_type=_embedding_infer_type,
+    doc="Map integer indices to rows of ``weight`` (input_dim, output_dim).\n\nParameters\n"
+        "----------\ndata : NDArray\n    Indices (as floats).\nweight : NDArray\n"
+        "input_dim : int\noutput_dim : int\ndtype : str, optional\n"
+        "sparse_grad : bool, optional"))
+
+
+# ---------------------------------------------------------------------- one_hot
+def _one_hot_compute(attrs, indices):
+    idx = _as_index(indices)
+    # MXNet: indices outside [0, depth) give a row of off_value.
+    hot = idx.unsqueeze(-1) == torch.arange(attrs.depth, device=idx.device)
+    dt = torch_dtype(attrs.dtype)
+    on = torch.tensor(attrs.on_value, device=idx.device).to(dt)
+    off = torch.tensor(attrs.off_value, device=idx.device).to(dt)
+    return torch.where(hot, on, off)
+
+
+register(OpDef(
+    "one_hot", _one_hot_compute, inputs=("indices",), fluent=True,
+    params=[Int("depth"), Float("on_value", 1.0), Float("off_value", 0.0),
+            Enum("dtype", _ALL_DTYPES, "float32")],
+    doc="One-hot encode ``indices`` into a new last axis of size ``depth``.\n\nParameters\n"
+        "----------\nindices : NDArray\ndepth : int\non_value : float, optional\n"
+        "off_value : float, optional\ndtype : str, optional"))
+
+
+# ---------------------------------------------------------------------- gather/scatter
+def _nd_index(op: str, indices: torch.Tensor, shape: tuple) -> tuple:
+    """Split an (M, ...) index array into M int64 index tensors for the first M dims."""
+    if indices.dim() < 2:
+        raise MXNetError(f"Operator {op}: indices must have at least 2 dimensions, got "
+                         f"shape {tuple(indices.shape)}")
+    m = indices.shape[0]
+    if m > len(shape):
+        raise MXNetError(f"Operator {op}: indices.shape[0] = {m} exceeds the number of "
+                         f"dimensions of {tuple(shape)}")
+    idx = _as_index(indices)
+    return tuple(idx[i] for i in range(m))
+
+
+def _gather_nd_compute(attrs, data, indices):
+    return data[_nd_index("gather_nd", indices, tuple(data.shape))]
+
+
+def _scatter_nd_compute(attrs, data, indices):
+    shape = tuple(attrs.shape)
+    out = torch.zeros(shape, dtype=data.dtype, device=data.device)
+    return out.index_put(_nd_index("scatter_nd", indices, shape), data)
+
+
+register(OpDef(
+    "gather_nd", _gather_nd_compute, inputs=("data", "indices"),
+    doc="Gather slices of ``data`` at the coordinates in ``indices`` (shape (M, ...)).\n\n"
+        "Parameters\n----------\ndata : NDArray\nindices : NDArray"))
+register(OpDef(
+    "scatter_nd", _scatter_nd_compute, inputs=("data", "indices"), params=[Shape("shape")],
+    doc="Scatter ``data`` into a zero array of ``shape`` at the coordinates in ``indices``."
+        "\n\nParameters\n----------\ndata : NDArray\nindices : NDArray\nshape : tuple"))
+
+
+def _batch_take_compute(attrs, a, indices):
+    if a.dim() != 2 or indices.shape[0] != a.shape[0]:
+        raise MXNetError(f"Operator batch_take: expected a of shape (N, M) and indices of "
+                         f"shape (N,), got {tuple(a.shape)} and {tuple(indices.shape)}")
+    idx = _as_index(indices).reshape(-1, 1).clamp(0, a.shape[1] - 1)
+    return torch.gather(a, 1, idx).reshape(indices.shape)
+
+
+register(OpDef("batch_take", _batch_take_compute, inputs=("a", "indices"),
+               doc="out[i] = a[i, indices[i]] (indices clipped into range)."))
+
+
+# ---------------------------------------------------------------------- Sequence*
+def _seq_inputs(attrs) -> list[str]:
+    return ["data", "sequence_length"] if attrs.use_sequence_length else ["data"]
+
+
+def _seq_infer_shape(attrs, shapes):
+    if not attrs.use_sequence_length or shapes[0] is None:
+        return shapes, None
+    batch_axis = 1 if attrs.axis == 0 else 0
+    return [shapes[0], (shapes[0][batch_axis],)], None
+
+
+def _seq_check(op: str, attrs, data: torch.Tensor, allowed: tuple) -> None:
+    if attrs.axis not in allowed:
+        raise MXNetError(f"Operator {op}: axis must be one of {allowed}, got {attrs.axis}")
+    if data.dim() < 2:
+        raise MXNetError(f"Operator {op}: data must have at least 2 dimensions, got "
+                         f"{tuple(data.shape)}")
+
+
+def _step_mask(data: torch.Tensor, lengths: torch.Tensor, axis: int) -> torch.Tensor:
+    """Boolean (T, B) or (B, T) mask of valid steps, broadcastable to ``data``."""
+    steps = torch.arange(data.shape[axis], device=data.device)
+    lens = _as_index(lengths).reshape(-1)
+    mask = steps[:, None] < lens[None, :] if axis == 0 else lens[:, None] > steps[None, :]
+    return mask.reshape(mask.shape + (1,) * (data.dim() - 2))
+
+
+def _sequence_mask_compute(attrs, data, sequence_length=None):
+    _seq_check("SequenceMask", attrs, data, (0, 1))
+    if not attrs.use_sequence_length:
+        return data.clone()
+    mask = _step_mask(data, sequence_length, attrs.axis)
+    value = torch.tensor(attrs.value, dtype=data.dtype, device=data.device)
+    return torch.where(mask, data, value)
+
+
+def _sequence_last_compute(attrs, data, sequence_length=None):
+    _seq_check("SequenceLast", attrs, data, (0, 1))
+    if not attrs.use_sequence_length:
+        return data.select(attrs.axis, -1)
+    steps = data.shape[attrs.axis]
+    last = (_as_index(sequence_length).reshape(-1) - 1).clamp(0, steps - 1)
+    batch = torch.arange(last.shape[0], device=data.device)
+    return data[last, batch] if attrs.axis == 0 else data[batch, last]
+
+
+def _sequence_reverse_compute(attrs, data, sequence_length=None):
+    _seq_check("SequenceReverse", attrs, data, (0,))
+    if not attrs.use_sequence_length:
+        return data.flip(0)
+    steps = torch.arange(data.shape[0], device=data.device)[:, None]
+    lens = _as_index(sequence_length).reshape(1, -1)
+    # MXNet: the first len[b] steps are reversed, the padding after them stays in place.
+    src = torch.where(steps < lens, lens - 1 - steps, steps)
+    src = src.reshape(src.shape + (1,) * (data.dim() - 2)).expand(data.shape)
+    return torch.gather(data, 0, src)
+
+
+_SEQ_PARAMS = [Bool("use_sequence_length", False)]
+_SEQ_DOC = ("\n\nParameters\n----------\ndata : NDArray\n    (max_len, batch, ...) when "
+            "axis=0.\nsequence_length : NDArray, optional\n    (batch,) lengths; only an "
+            "input when use_sequence_length=True.\nuse_sequence_length : bool\naxis : int")
+
+register(OpDef(
+    "SequenceMask", _sequence_mask_compute, inputs=_seq_inputs,
+    params=_SEQ_PARAMS + [Float("value", 0.0), Int("axis", 0)],
+    infer_shape=_seq_infer_shape,
+    doc="Set the steps past each sequence's length to ``value``." + _SEQ_DOC))
+register(OpDef(
+    "SequenceLast", _sequence_last_compute, inputs=_seq_inputs,
+    params=_SEQ_PARAMS + [Int("axis", 0)], infer_shape=_seq_infer_shape,
+    doc="The last valid step of each sequence." + _SEQ_DOC))
+register(OpDef(
+    "SequenceReverse", _sequence_reverse_compute, inputs=_seq_inputs,
+    params=_SEQ_PARAMS + [Int("axis", 0)], infer_shape=_seq_infer_shape,
+    doc="Reverse the valid steps of each sequence." + _SEQ_DOC))
+

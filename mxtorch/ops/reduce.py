@@ -1,2 +1,295 @@
-"""Reduction and sorting operators: sum, mean, max, argmax, topk, sort, pick, norm, ..."""
+"""Reduction and sorting operators: sum, mean, max, argmax, topk, sort, pick, norm, ...
+
+Reductions are a table of rows ``(name, reduce_fn, aliases)`` expanded by one loop; they
+share MXNet's ``axis``/``keepdims``/``exclude`` handling and the legacy rule that a
+reduction over every axis returns shape ``(1,)``, never a 0-d array.
+"""
 from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from ..base import MXNetError
+from .params import Bool, Enum, Int, IntOrShape, OptInt
+from .registry import OpDef, register
+from .tensor_util import torch_dtype
+
+__all__ = ["reduce_axes"]
+
+_INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
+
+
+# ---------------------------------------------------------------------- axis handling
+def reduce_axes(op: str, shape: tuple, axis, exclude: bool = False) -> tuple[int, ...]:
+    """The sorted, non-negative axes MXNet reduces for ``axis``/``exclude``.
+
+    ``axis`` None or ``()`` means every axis. Out-of-range or duplicated axes raise
+    :class:`MXNetError` naming the operator.
+    """
+    ndim = len(shape)
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    given = (axis,) if isinstance(axis, int) else tuple(axis)
+    norm = []
+    for a in given:
+        b = a + ndim if a < 0 else a
+        if not 0 <= b < ndim:
+            raise MXNetError(f"Operator {op}: reduction axis {a} exceeds input dimensions "
+                             f"{tuple(shape)}")
+        norm.append(b)
+    if len(set(norm)) != len(norm):
+        raise MXNetError(f"Operator {op}: reduction axes have duplicates {given}")
+    if exclude:
+        return tuple(i for i in range(ndim) if i not in norm)
+    return tuple(sorted(norm))
+
+
+def _legacy_shape(out: torch.Tensor) -> torch.Tensor:
+    # MXNet: legacy arrays are never 0-d; a full reduction gives shape (1,).
+    return out.reshape(1) if out.dim() == 0 else out
+
+
+class _TieMaskGrad(torch.autograd.Function):
+    """Pass ``ref`` forward; send the gradient to EVERY element equal to it (max/min)."""
+
+    @staticmethod
+    def forward(ctx, x, ref):  # type: ignore[override]
+        ctx.save_for_backward(x, ref)
+        return ref.clone()
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        x, ref = ctx.saved_tensors
+        return grad * (x == ref).to(grad.dtype), None
+
+
+def _extreme(fn: Callable) -> Callable:
+    """max/min whose gradient goes in full to each tied extreme element, as in MXNet."""
+    def run(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+        if not (x.requires_grad and torch.is_grad_enabled()):
+            return fn(x, dim=dims, keepdim=keepdim)
+        # MXNet: backward is head * (x == out) broadcast; ties each get the full gradient.
+        with torch.no_grad():
+            ref = fn(x, dim=dims, keepdim=True)
+        out = _TieMaskGrad.apply(x, ref)
+        if not keepdim:
+            out = out.squeeze(dims) if dims else out
+        return out
+    return run
+
+
+def _sum(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    return torch.sum(x, dim=dims, keepdim=keepdim, dtype=x.dtype)
+
+
+def _mean(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    if x.is_floating_point():
+        return torch.mean(x, dim=dims, keepdim=keepdim)
+    # MXNet: integer mean truncates (sum then integer division in the input dtype).
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    total = torch.sum(x, dim=dims, keepdim=keepdim, dtype=torch.int64)
+    return torch.div(total, max(count, 1), rounding_mode="trunc").to(x.dtype)
+
+
+def _prod(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    out = x
+    for d in sorted(dims, reverse=True):
+        out = torch.prod(out, dim=d, keepdim=keepdim, dtype=x.dtype)
+    return out
+
+
+def _nansum(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    if not x.is_floating_point():
+        return _sum(x, dims, keepdim)
+    return torch.sum(torch.where(torch.isnan(x), torch.zeros_like(x), x), dim=dims,
+                     keepdim=keepdim)
+
+
+def _nanprod(x: torch.Tensor, dims: tuple, keepdim: bool) -> torch.Tensor:
+    if not x.is_floating_point():
+        return _prod(x, dims, keepdim)
+    return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), dims, keepdim)
+
+
+def _reduce_compute(name: str, fn: Callable) -> Callable:
+    def compute(attrs, x):
+        dims = reduce_axes(name, tuple(x.shape), attrs.axis, attrs.exclude)
+        if not dims:
+            return x.clone()
+        return _legacy_shape(fn(x, dims, attrs.keepdims))
+    return compute
+
+
+# (name, reduce function(x, dims, keepdim), aliases)
+_REDUCE = [
+    ("sum", _sum, ("sum_axis",)),
+    ("mean", _mean, ()),
+    ("prod", _prod, ()),
+    ("max", _extreme(torch.amax), ("max_axis",)),
+    ("min", _extreme(torch.amin), ("min_axis",)),
+    ("nansum", _nansum, ()),
+    ("nanprod", _nanprod, ()),
+]
+
+for _name, _fn, _aliases in _REDUCE:
+    register(OpDef(
+        _name, _reduce_compute(_name, _fn), aliases=_aliases, fluent=True,
+        params=[IntOrShape("axis", None), Bool("keepdims", False), Bool("exclude", False)],
+        doc=f"Compute the {_name} of array elements over the given axes.\n\n"
+            "Parameters\n----------\ndata : NDArray\n    The input.\n"
+            "axis : int or tuple of int, optional\n    Axes to reduce (default: all; the "
+            "result then has shape (1,)).\nkeepdims : bool, optional\n    Keep reduced "
+            "axes as size-one dimensions.\nexclude : bool, optional\n    Reduce over the "
+            "axes NOT in ``axis``."))
+
+
+# ---------------------------------------------------------------------- norm
+def _norm_compute(attrs, x):
+    if attrs.ord not in (1, 2):
+        raise MXNetError(f"Operator norm: only ord=1 and ord=2 are supported, got "
+                         f"ord={attrs.ord}")
+    dims = reduce_axes("norm", tuple(x.shape), attrs.axis)
+    src = x if x.is_floating_point() else x.to(torch.float64)
+    out = torch.linalg.vector_norm(src, ord=attrs.ord, dim=dims, keepdim=attrs.keepdims)
+    target = torch_dtype(attrs.out_dtype) if attrs.out_dtype else x.dtype
+    return _legacy_shape(out.to(target))
+
+
+register(OpDef(
+    "norm", _norm_compute, fluent=True,
+    params=[Int("ord", 2), IntOrShape("axis", None),
+            Enum("out_dtype", ("float16", "float32", "float64", "int32", "int64", "int8"),
+                 None, optional=True),
+            Bool("keepdims", False)],
+    doc="Compute the L1 or L2 norm of the input over the given axes (all by default).\n\n"
+        "Parameters\n----------\ndata : NDArray\n    The input.\nord : int, optional\n"
+        "    1 or 2.\naxis : int or tuple of int, optional\n    Axes to reduce.\n"
+        "out_dtype : str, optional\n    Output dtype.\nkeepdims : bool, optional\n"
+        "    Keep reduced axes."))
+
+
+# ---------------------------------------------------------------------- argmax / argmin
+def _arg_compute(name: str, fn: Callable) -> Callable:
+    def compute(attrs, x):
+        if attrs.axis is None:
+            out = fn(x.reshape(-1), dim=0)
+            out = out.reshape((1,) * x.dim()) if attrs.keepdims else out.reshape(1)
+        else:
+            reduce_axes(name, tuple(x.shape), attrs.axis)
+            out = _legacy_shape(fn(x, dim=attrs.axis, keepdim=attrs.keepdims))
+        # MXNet: indices come back in the input's dtype (float32 for float32 data).
+        return out.to(x.dtype)
+    return compute
+
+
+for _name, _fn in (("argmax", torch.argmax), ("argmin", torch.argmin)):
+    register(OpDef(
+        _name, _arg_compute(_name, _fn), fluent=True,
+        params=[OptInt("axis", None), Bool("keepdims", False)],
+        doc=f"Indices of the {_name[3:]}imum values along an axis (flattened when axis is "
+            "None), in the input's dtype.\n\nParameters\n----------\ndata : NDArray\n"
+            "axis : int or None\nkeepdims : bool"))
+
+
+def _argmax_channel(attrs, x):
+    # MXNet: reduces axis 1 (the channel axis), result in the input's dtype.
+    return _legacy_shape(torch.argmax(x, dim=1 if x.dim() > 1 else 0)).to(x.dtype)
+
+
+register(OpDef("argmax_channel", _argmax_channel, fluent=True,
+               doc="Indices of the maximum values along axis 1 (the channel axis)."))
+
+
+# ---------------------------------------------------------------------- sort / topk
+def _sort_axis(op: str, x: torch.Tensor, axis) -> tuple[torch.Tensor, int]:
+    """Flatten for axis None; check and normalize an int axis."""
+    if axis is None:
+        return x.reshape(-1), 0
+    ndim = x.dim()
+    if not -ndim <= axis < ndim:
+        raise MXNetError(f"Operator {op}: axis {axis} is out of range for input shape "
+                         f"{tuple(x.shape)}")
+    return x, axis % ndim
+
+
+def _stable_sort(x: torch.Tensor, dim: int, ascend: bool):
+    # MXNet: ties keep their original order in both directions.
+    return torch.sort(x, dim=dim, descending=not ascend, stable=True)
+
+
+def _sort_compute(attrs, x):
+    src, dim = _sort_axis("sort", x, attrs.axis)
+    return _stable_sort(src, dim, attrs.is_ascend)[0]
+
+
+def _argsort_compute(attrs, x):
+    src, dim = _sort_axis("argsort", x, attrs.axis)
+    return _stable_sort(src, dim, attrs.is_ascend)[1].to(torch_dtype(attrs.dtype))
+
+
+register(OpDef("sort", _sort_compute, fluent=True,
+               params=[OptInt("axis", -1), Bool("is_ascend", True)],
+               doc="Sort along an axis (the flattened array when axis is None)."))
+register(OpDef("argsort", _argsort_compute, fluent=True,
+               params=[OptInt("axis", -1), Bool("is_ascend", True),
+                       Enum("dtype", _INDEX_DTYPES, "float32")],
+               doc="Indices that would sort the input along an axis, as ``dtype``."))
+
+
+def _topk_compute(attrs, x):
+    src, dim = _sort_axis("topk", x, attrs.axis)
+    n = src.shape[dim]
+    k = attrs.k if attrs.k >= 1 else n  # MXNet: k < 1 means a full sort
+    if k > n:
+        raise MXNetError(f"Operator topk: k must be smaller than or equal to {n} (the size "
+                         f"of axis {attrs.axis} of {tuple(x.shape)}), got k = {attrs.k}")
+    values, indices = _stable_sort(src, dim, attrs.is_ascend)
+    values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
+    if attrs.ret_typ == "value":
+        return values
+    if attrs.ret_typ == "mask":
+        mask = torch.zeros_like(src).scatter(dim, indices, 1)
+        return mask.reshape(x.shape)
+    idx = indices.to(torch_dtype(attrs.dtype))
+    if attrs.ret_typ == "both":
+        return values, idx
+    return idx
+
+
+register(OpDef(
+    "topk", _topk_compute, fluent=True,
+    params=[OptInt("axis", -1), Int("k", 1),
+            Enum("ret_typ", ("both", "indices", "mask", "value"), "indices"),
+            Bool("is_ascend", False), Enum("dtype", _INDEX_DTYPES, "float32")],
+    num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
+    doc="The top k elements along an axis: values, indices, a 0/1 mask, or both "
+        "([values, indices]).\n\nParameters\n----------\ndata : NDArray\naxis : int or None"
+        "\nk : int\nret_typ : {'both', 'indices', 'mask', 'value'}\nis_ascend : bool\n"
+        "dtype : str"))
+
+
+# ---------------------------------------------------------------------- pick
+def _pick_compute(attrs, x, index):
+    if attrs.axis is None:
+        raise MXNetError("Operator pick: axis=None is not supported by pick yet. "
+                         "Must specify an axis.")
+    _, dim = _sort_axis("pick", x, attrs.axis)
+    n = x.shape[dim]
+    idx = index.to(torch.int64)
+    # MXNet: 'clip' clamps into range, 'wrap' wraps around (so -1 is the last element).
+    idx = idx.clamp(0, n - 1) if attrs.mode == "clip" else torch.remainder(idx, n)
+    keep_shape = list(x.shape)
+    keep_shape[dim] = 1
+    out = torch.gather(x, dim, idx.reshape(keep_shape))
+    return out if attrs.keepdims else _legacy_shape(out.squeeze(dim))
+
+
+register(OpDef(
+    "pick", _pick_compute, inputs=("data", "index"), fluent=True,
+    params=[OptInt("axis", -1), Bool("keepdims", False), Enum("mode", ("clip", "wrap"), "clip")],
+    doc="Pick one element per position along ``axis`` using ``index``.\n\nParameters\n"
+        "----------\ndata : NDArray\nindex : NDArray\naxis : int\nkeepdims : bool\n"
+        "mode : {'clip', 'wrap'}"))

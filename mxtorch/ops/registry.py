@@ -47,18 +47,20 @@ class OpDef:
 
     def __init__(self, name: str, compute: Callable, *, params: Sequence[Param] = (),
                  inputs: Sequence[str] | Callable[[Any], list[str]] = ("data",),
-                 aux: Sequence[str] = (), num_outputs: int | Callable[[Any], int] = 1,
+                 aux: Sequence[str] | Callable[[Any], list[str]] = (), num_outputs: int | Callable[[Any], int] = 1,
                  output_names: Sequence[str] | Callable[[Any], list[str]] | None = None,
                  total_outputs: int | Callable[[Any], int] | None = None,
                  infer_shape: Callable | None = None, infer_type: Callable | None = None,
                  aliases: Sequence[str] = (), key_var_num_args: str | None = None,
                  train_aware: bool = False, creates: bool = False, doc: str = "",
-                 fluent: bool = False, input_defaults: dict | None = None):
+                 fluent: bool = False, input_defaults: dict | None = None,
+                 allow_extra: bool = False, takes_subgraphs: bool = False):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
         self._inputs = inputs
-        self.aux = tuple(aux)
+        self._aux = aux
+        self.aux = () if callable(aux) else tuple(aux)
         self._num_outputs = num_outputs
         self._output_names = output_names
         self._total_outputs = total_outputs
@@ -71,7 +73,14 @@ class OpDef:
         self.doc = doc
         self.fluent = fluent
         self.input_defaults = input_defaults or {}
-        self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", list(self.params))
+        # allow_extra: unknown attributes are kept (as sorted (key, str) pairs) in
+        # ``attrs.extra`` instead of raising, for operators such as Custom.
+        self.allow_extra = allow_extra
+        # takes_subgraphs: the compute gets ``subgraphs=[callable(*tensors) -> tuple]``
+        # (control-flow operators such as _foreach; the graph layer compiles them).
+        self.takes_subgraphs = takes_subgraphs
+        fields = list(self.params) + (["extra"] if allow_extra else [])
+        self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
         self._attr_cache: dict = {}
         self.static_inputs = None if callable(inputs) else list(inputs)
@@ -91,10 +100,14 @@ class OpDef:
         except TypeError:
             key = None
         values = {}
+        extra = []
         for k, v in kwargs.items():
             p = self.params.get(k)
             if p is None:
                 if k.startswith("__") and k.endswith("__"):
+                    continue
+                if self.allow_extra:
+                    extra.append((k, attr_to_str(v)))
                     continue
                 raise MXNetError(f"Operator {self.name}: unknown attribute '{k}'. "
                                  f"Valid attributes are {sorted(self.params)}")
@@ -105,6 +118,8 @@ class OpDef:
                     raise MXNetError(f"Operator {self.name}: required attribute '{name}' "
                                      "is missing")
                 values[name] = p.default
+        if self.allow_extra:
+            values["extra"] = tuple(sorted(extra))
         attrs = self.Attrs(**values)
         if key is not None and len(self._attr_cache) < 4096:
             self._attr_cache[key] = attrs
@@ -139,7 +154,7 @@ class OpDef:
         return list(names(attrs) if callable(names) else names)
 
     def aux_names(self, attrs: Any) -> list[str]:
-        return list(self.aux)
+        return list(self._aux(attrs)) if callable(self._aux) else list(self.aux)
 
     # ------------------------------------------------------------------ execution
     def run(self, attrs: Any, tensors: Sequence[torch.Tensor], is_train: bool = False,
@@ -153,14 +168,17 @@ class OpDef:
             return self.compute(attrs, *tensors, device=device)
         return self.compute(attrs, *tensors)
 
-    def bind_runtime(self, attrs: Any, is_train: bool, device: torch.device | None):
+    def bind_runtime(self, attrs: Any, is_train: bool, device: torch.device | None,
+                     subgraphs: list | None = None):
         """Return ``f(*tensors)`` with attributes and runtime keywords fixed (for graphs)."""
         compute = self.compute
-        kw = {}
+        kw: dict[str, Any] = {}
         if self.train_aware:
             kw["is_train"] = is_train
         if self.creates:
             kw["device"] = device
+        if self.takes_subgraphs:
+            kw["subgraphs"] = subgraphs or []
         if kw:
             return lambda *t: compute(attrs, *t, **kw)
         return lambda *t: compute(attrs, *t)

@@ -1,0 +1,106 @@
+"""Compile a Symbol's graph into a GraphProgram: a ``torch.fx.GraphModule`` that runs the
+operators' torch computes in topological order with no per-node interpretation."""
+from __future__ import annotations
+
+import operator
+import re
+from typing import Callable, Sequence
+
+import torch
+import torch.fx as fx
+
+from ..symbol.node import Entry, Node, topo_order
+
+__all__ = ["GraphProgram"]
+
+_IDENT = re.compile(r"[^0-9a-zA-Z_]")
+
+
+def _ident(name: str) -> str:
+    s = _IDENT.sub("_", name) or "n"
+    return s if not s[0].isdigit() else f"n_{s}"
+
+
+class GraphProgram:
+    """A symbol graph compiled to torch: ``program(tensors, is_train, device)``.
+
+    ``tensors`` are the graph inputs in ``input_names`` order (``Symbol.list_inputs``).
+    One ``torch.fx.GraphModule`` is built per (training flag, device) and reused.
+    """
+
+    def __init__(self, heads: Sequence[Entry]):
+        self.heads = list(heads)
+        self.nodes: list[Node] = topo_order(self.heads)
+        self.input_nodes = [n for n in self.nodes if n.is_variable]
+        self.input_names = [n.name for n in self.input_nodes]
+        self._modules: dict[tuple, fx.GraphModule] = {}
+
+    def module(self, is_train: bool, device: torch.device | None = None) -> fx.GraphModule:
+        key = (bool(is_train), device)
+        gm = self._modules.get(key)
+        if gm is None:
+            gm = self._build(bool(is_train), device)
+            self._modules[key] = gm
+        return gm
+
+    def __call__(self, tensors: Sequence[torch.Tensor], is_train: bool,
+                 device: torch.device | None = None) -> tuple:
+        return self.module(is_train, device)(*tensors)
+
+    def _build(self, is_train: bool, device: torch.device | None) -> fx.GraphModule:
+        graph = fx.Graph()
+        env: dict[tuple, fx.Node] = {}
+        for n in self.input_nodes:
+            env[(id(n), 0)] = graph.placeholder(_ident(n.name))
+        for n in self.nodes:
+            if n.is_variable:
+                continue
+            fn = _bound(n, is_train, device)
+            args = tuple(env[(id(e.node), e.index)] for e in n.inputs)
+            out = graph.call_function(fn, args)
+            nout = n.num_outputs()
+            if nout == 1:
+                env[(id(n), 0)] = out
+            else:
+                for i in range(nout):
+                    env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
+        graph.output(tuple(env[(id(h.node), h.index)] for h in self.heads))
+        return fx.GraphModule(torch.nn.Module(), graph, class_name="GraphProgram")
+
+    def run_monitored(self, tensors: Sequence[torch.Tensor], is_train: bool,
+                      device: torch.device | None, callback: Callable, monitor_all: bool):
+        """Interpret node by node, calling ``callback(name, tensor)`` on every output
+        (and every input when ``monitor_all``); used only while a monitor is installed."""
+        env: dict[tuple, torch.Tensor] = {}
+        for n, t in zip(self.input_nodes, tensors):
+            env[(id(n), 0)] = t
+        for n in self.nodes:
+            if n.is_variable:
+                continue
+            ins = [env[(id(e.node), e.index)] for e in n.inputs]
+            if monitor_all:
+                for name, t in zip(n.input_names(), ins):
+                    callback(f"{n.name}_{name}", t)
+            if n.op.takes_subgraphs:
+                res = _bound(n, is_train, device)(*ins)
+            else:
+                res = n.op.run(n.parsed, ins, is_train, device)
+            outs = res if isinstance(res, (tuple, list)) else (res,)
+            for i, (name, t) in enumerate(zip(n.output_names(), outs)):
+                env[(id(n), i)] = t
+                callback(f"{n.name}_{name}", t)
+        return tuple(env[(id(h.node), h.index)] for h in self.heads)
+
+
+def _subgraph_callables(n: Node, is_train: bool, device) -> list[Callable]:
+    from ..format.symbol_json import subgraph_heads
+    progs = [GraphProgram(subgraph_heads(g)) for g in n.subgraphs]
+    return [lambda *t, p=p: p(t, is_train, device) for p in progs]
+
+
+def _bound(n: Node, is_train: bool, device: torch.device | None) -> Callable:
+    subs = _subgraph_callables(n, is_train, device) if n.op.takes_subgraphs else None
+    fn = n.op.bind_runtime(n.parsed, is_train, device, subs)
+    fn.__name__ = _ident(n.name)
+    fn.__qualname__ = fn.__name__
+    return fn

@@ -1,0 +1,363 @@
+"""``mx.executor.Executor``: arrays bound to a Symbol (seeds 000/001, MXNet 1.9.1 API).
+
+The caller's arrays ARE the executor's arrays: writing into ``arg_dict['w']`` changes the
+next forward. Forward runs the compiled GraphProgram; backward differentiates it with
+``torch.autograd.grad`` and writes (or adds) into the bound gradient arrays.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..ndarray.ndarray import NDArray, _wrap, array
+from ..ops.tensor_util import torch_dtype
+from .compile import GraphProgram
+
+__all__ = ["Executor", "bind", "simple_bind"]
+
+_REQS = ("write", "add", "null", "inplace")
+
+
+class Executor:
+    """Executes a bound symbol. Create it with ``Symbol.bind`` or ``Symbol.simple_bind``."""
+
+    def __init__(self, sym, ctx: Context, arg_arrays: list, grad_arrays: list,
+                 grad_reqs: list[str], aux_arrays: list, group2ctx=None):
+        self._symbol = sym
+        self._ctx = ctx
+        self._group2ctx = group2ctx
+        self._arg_names = sym.list_arguments()
+        self._aux_names = sym.list_auxiliary_states()
+        self._output_names = sym.list_outputs()
+        self.arg_arrays = list(arg_arrays)
+        self.grad_arrays = list(grad_arrays)
+        self.aux_arrays = list(aux_arrays)
+        self._grad_reqs = list(grad_reqs)
+        self._program = GraphProgram(sym._outputs)
+        by_name = dict(zip(self._arg_names, self.arg_arrays))
+        by_name.update(zip(self._aux_names, self.aux_arrays))
+        self._input_arrays = [by_name[n] for n in self._program.input_names]
+        pos = {n: i for i, n in enumerate(self._arg_names)}
+        self._grad_slots = [(k, pos[n]) for k, n in enumerate(self._program.input_names)
+                            if n in pos and self._grad_reqs[pos[n]] != "null"
+                            and self.grad_arrays[pos[n]] is not None]
+        self.outputs: list[NDArray] = []
+        self._out_tensors: tuple = ()
+        self._leaves: list = []
+        self._monitor = None
+        self._monitor_all = False
+
+    # ------------------------------------------------------------------ running
+    def forward(self, is_train: bool = False, **kwargs) -> list[NDArray]:
+        """Run the graph; keyword arrays are copied into the bound inputs first."""
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, value in kwargs.items():
+                if name not in arg_dict:
+                    raise TypeError(f"Unknown argument {name}")
+                if not isinstance(value, (NDArray, np.ndarray)):
+                    raise ValueError("only accept keyword argument of NDArrays and "
+                                     "numpy.ndarray")
+                dst = arg_dict[name]
+                if tuple(value.shape) != dst.shape:
+                    raise ValueError(f"Shape not match! Argument {name}, need: {dst.shape}, "
+                                     f"received: {tuple(value.shape)}")
+                dst[:] = value
+        tensors = [a._t for a in self._input_arrays]
+        device = self._ctx.torch_device
+        leaves = []
+        if self._grad_slots:
+            tensors = list(tensors)
+            for k, _ in self._grad_slots:
+                leaf = tensors[k].detach().requires_grad_(True)
+                tensors[k] = leaf
+                leaves.append(leaf)
+            with torch.enable_grad():
+                outs = self._run(tensors, is_train, device)
+        else:
+            with torch.no_grad():
+                outs = self._run(tensors, is_train, device)
+        self._leaves = leaves
+        self._out_tensors = outs
+        self._set_outputs(outs)
+        return self.outputs
+
+    def _run(self, tensors, is_train, device):
+        if self._monitor is None:
+            return self._program(tensors, is_train, device)
+        ctx = self._ctx
+        cb = self._monitor
+        return self._program.run_monitored(
+            tensors, is_train, device, lambda n, t: cb(n, _wrap(t.detach(), ctx)),
+            self._monitor_all)
+
+    def _set_outputs(self, outs) -> None:
+        if len(self.outputs) != len(outs):
+            self.outputs = [_wrap(t.detach(), self._ctx) for t in outs]
+            return
+        for arr, t in zip(self.outputs, outs):
+            arr._t = t.detach()
+
+    def backward(self, out_grads=None, is_train: bool = True) -> None:
+        """Propagate ``out_grads`` (ones by default) back to the bound gradient arrays."""
+        if not self._grad_slots:
+            return
+        if not self._leaves:
+            raise MXNetError("backward: call forward() before backward()")
+        heads, grads = self._head_grads(out_grads)
+        if heads:
+            res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True,
+                                      allow_unused=True)
+        else:
+            res = [None] * len(self._leaves)
+        with torch.no_grad():
+            for (_, i), g in zip(self._grad_slots, res):
+                buf = self.grad_arrays[i]._t
+                if self._grad_reqs[i] == "add":
+                    if g is not None:
+                        buf.add_(g)
+                elif g is None:
+                    buf.zero_()
+                else:
+                    buf.copy_(g)
+
+    def _head_grads(self, out_grads):
+        outs = self._out_tensors
+        if out_grads is None:
+            given = [None] * len(outs)
+        elif isinstance(out_grads, NDArray):
+            given = [out_grads]
+        elif isinstance(out_grads, dict):
+            given = [out_grads.get(n) for n in self._output_names]
+        else:
+            given = list(out_grads)
+        if len(given) != len(outs):
+            raise MXNetError(f"backward: {len(given)} head gradients given for "
+                             f"{len(outs)} outputs")
+        heads, grads = [], []
+        for t, g in zip(outs, given):
+            if not t.requires_grad:
+                continue
+            heads.append(t)
+            grads.append(torch.ones_like(t) if g is None else
+                         (g._t if isinstance(g, NDArray) else torch.as_tensor(g)).to(
+                             t.device, t.dtype))
+        return heads, grads
+
+    # ------------------------------------------------------------------ views
+    @staticmethod
+    def _as_dict(names, arrays, what: str) -> dict:
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"Duplicate names detected in {what}: {dup}")
+        return dict(zip(names, arrays))
+
+    @property
+    def arg_dict(self) -> dict[str, NDArray]:
+        return self._as_dict(self._arg_names, self.arg_arrays, "arguments")
+
+    @property
+    def grad_dict(self) -> dict[str, NDArray]:
+        return self._as_dict(self._arg_names, self.grad_arrays, "gradients")
+
+    @property
+    def aux_dict(self) -> dict[str, NDArray]:
+        return self._as_dict(self._aux_names, self.aux_arrays, "auxiliary states")
+
+    @property
+    def output_dict(self) -> dict[str, NDArray]:
+        return self._as_dict(self._output_names, self.outputs, "outputs")
+
+    # ------------------------------------------------------------------ parameters
+    def copy_params_from(self, arg_params: dict, aux_params: dict | None = None,
+                         allow_extra_params: bool = False) -> None:
+        """Copy parameter values into the bound arrays (cast to their dtypes)."""
+        arg_dict = self.arg_dict
+        for name, value in arg_params.items():
+            if name in arg_dict:
+                dst = arg_dict[name]
+                value.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ValueError(f'Find name "{name}" that is not in the arguments')
+        if aux_params is None:
+            return
+        aux_dict = self.aux_dict
+        for name, value in aux_params.items():
+            if name in aux_dict:
+                dst = aux_dict[name]
+                value.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ValueError(f'Find name {name} that is not in the auxiliary states')
+
+    def get_optimized_symbol(self):
+        """The symbol this executor runs (mxtorch optimizes at compile time)."""
+        return self._symbol.copy()
+
+    def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
+        """Call ``callback(name, array)`` for every node output during forward."""
+        self._monitor = callback
+        self._monitor_all = monitor_all
+
+    def debug_str(self) -> str:
+        lines = [self._symbol.debug_str(), "Bound arrays:"]
+        for n, a in zip(self._arg_names, self.arg_arrays):
+            lines.append(f"\targ {n}: {a.shape} {np.dtype(a.dtype).name}")
+        for n, a in zip(self._aux_names, self.aux_arrays):
+            lines.append(f"\taux {n}: {a.shape} {np.dtype(a.dtype).name}")
+        return "\n".join(lines)
+
+    def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
+                **kwargs) -> "Executor":
+        """A new executor for new input shapes, sharing arrays whose shape is unchanged."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError("reshape: insufficient shapes provided to infer the rest")
+        new_args, new_grads = [], []
+        for i, (name, shape) in enumerate(zip(self._arg_names, arg_shapes)):
+            old = self.arg_arrays[i]
+            old_grad = self.grad_arrays[i]
+            if old.shape == tuple(shape):
+                new_args.append(old)
+                new_grads.append(old_grad)
+                continue
+            if not partial_shaping and name not in kwargs:
+                raise MXNetError(f"Shape of unspecified array arg:{name} changed. This can "
+                                 "cause the new executor to not share parameters with the "
+                                 "old one. Please check for error in network. If this is "
+                                 "intended, set partial_shaping=True to suppress this "
+                                 "warning.")
+            if int(np.prod(shape)) > old.size and not allow_up_sizing:
+                raise MXNetError(f"New shape of arg:{name} larger than original. First "
+                                 "making a big executor and then down sizing it is more "
+                                 "efficient than the reverse. If you really want to up size, "
+                                 "set allow_up_sizing=True to enable allocation of new "
+                                 "arrays.")
+            new_args.append(_zeros(shape, old.dtype, old.context))
+            new_grads.append(None if old_grad is None else
+                             _zeros(shape, old_grad.dtype, old.context))
+        new_aux = []
+        for name, shape, old in zip(self._aux_names, aux_shapes, self.aux_arrays):
+            if old.shape == tuple(shape):
+                new_aux.append(old)
+            elif partial_shaping:
+                new_aux.append(_zeros(shape, old.dtype, old.context))
+            else:
+                raise MXNetError(f"Shape of unspecified array aux:{name} changed. Set "
+                                 "partial_shaping=True if this is intended.")
+        return Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_reqs,
+                        new_aux, self._group2ctx)
+
+
+def _zeros(shape, dtype, ctx: Context) -> NDArray:
+    return _wrap(torch.zeros(tuple(shape), dtype=torch_dtype(dtype),
+                             device=ctx.torch_device), ctx)
+
+
+# ---------------------------------------------------------------------- binding
+def _reqs(grad_req, names: list[str]) -> list[str]:
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise MXNetError(f"grad_req list has {len(grad_req)} entries for "
+                             f"{len(names)} arguments")
+        reqs = list(grad_req)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, "null") for n in names]
+    else:
+        raise TypeError("grad_req must be a str, list or dict")
+    for r in reqs:
+        if r not in _REQS:
+            raise MXNetError(f"grad_req must be one of {list(_REQS)}, got {r!r}")
+    return ["write" if r == "inplace" else r for r in reqs]
+
+
+def _arrays(given, names: list[str], what: str, required: bool = True) -> list:
+    if given is None:
+        if required and names:
+            raise MXNetError(f"bind: {what} must be provided for {names}")
+        return [None] * len(names)
+    if isinstance(given, dict):
+        out = []
+        for n in names:
+            if n not in given:
+                if required:
+                    raise ValueError(f"key `{n}` is missing in `{what}`")
+                out.append(None)
+            else:
+                out.append(given[n])
+        return out
+    given = list(given)
+    if len(given) != len(names):
+        raise ValueError(f"Length of {what} does not match the number of arguments "
+                         f"({len(given)} vs {len(names)}: {names})")
+    return given
+
+
+def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+         group2ctx=None, shared_exec=None) -> Executor:
+    """``Symbol.bind``: the given arrays become the executor's arrays (no copies)."""
+    ctx = ctx or current_context()
+    arg_names = sym.list_arguments()
+    aux_names = sym.list_auxiliary_states()
+    arg_arrays = _arrays(args, arg_names, "args")
+    for n, a in zip(arg_names, arg_arrays):
+        if not isinstance(a, NDArray):
+            raise TypeError(f"bind: argument '{n}' must be an NDArray, got {type(a).__name__}")
+    grads = _arrays(args_grad, arg_names, "args_grad", required=False)
+    reqs = _reqs(grad_req, arg_names) if args_grad is not None else ["null"] * len(arg_names)
+    reqs = [r if g is not None else "null" for r, g in zip(reqs, grads)]
+    aux_arrays = _arrays(aux_states, aux_names, "aux_states")
+    return Executor(sym, ctx, arg_arrays, grads, reqs, aux_arrays, group2ctx)
+
+
+def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                shared_arg_names=None, shared_exec=None, shared_buffer=None,
+                **kwargs) -> Executor:
+    """``Symbol.simple_bind``: infer shapes and dtypes, allocate arrays, bind."""
+    ctx = ctx or current_context()
+    arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
+    if arg_shapes is None:
+        raise MXNetError(f"simple_bind: cannot infer every argument shape from {kwargs}; "
+                         f"arguments are {sym.list_arguments()}")
+    types = dict(type_dict or {})
+    for k in kwargs:
+        types.setdefault(k, "float32")
+    arg_types, _, aux_types = sym.infer_type(**types)
+    if arg_types is None:
+        arg_types = [np.float32] * len(arg_shapes)
+        aux_types = [np.float32] * len(aux_shapes)
+    arg_names = sym.list_arguments()
+    reqs = _reqs(grad_req, arg_names)
+    shared_names = set(shared_arg_names or [])
+    args, grads = [], []
+    for i, (n, s, t) in enumerate(zip(arg_names, arg_shapes, arg_types)):
+        arr = grad = None
+        if shared_exec is not None and n in shared_names:
+            src = shared_exec.arg_dict.get(n)
+            if src is not None and src.shape == tuple(s):
+                arr, grad = src, shared_exec.grad_dict.get(n)
+        if arr is None and shared_buffer is not None and n not in shared_names:
+            buf = shared_buffer.get(n)
+            if buf is not None and buf.shape == tuple(s):
+                arr = buf
+        if arr is None:
+            arr = _zeros(s, t, ctx)
+            if shared_buffer is not None and n not in shared_names:
+                shared_buffer[n] = arr
+        if grad is None and reqs[i] != "null":
+            grad = _zeros(s, t, ctx)
+        args.append(arr)
+        grads.append(grad if reqs[i] != "null" else None)
+    aux = []
+    for n, s, t in zip(sym.list_auxiliary_states(), aux_shapes, aux_types):
+        src = shared_exec.aux_dict.get(n) if shared_exec is not None else None
+        aux.append(src if src is not None and src.shape == tuple(s) else _zeros(s, t, ctx))
+    return Executor(sym, ctx, args, grads, reqs, aux, group2ctx)
+
+
+del Any, array

@@ -1,0 +1,220 @@
+"""Shape and dtype inference over a Symbol's graph, both ways, to a fixed point."""
+from __future__ import annotations
+
+import ast
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
+from ..symbol.node import Entry, Node, topo_order
+
+__all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]
+
+
+def _merge(old: tuple | None, new: tuple | None, what: str) -> tuple | None:
+    """Merge two partial shapes (0 = unknown dim); raise on a conflict."""
+    if new is None:
+        return old
+    new = tuple(int(d) for d in new)
+    if old is None or len(old) == 0:
+        return new
+    if len(new) == 0:
+        return old
+    if len(old) != len(new):
+        raise _Conflict(what, old, new)
+    out = []
+    for a, b in zip(old, new):
+        if a and b and a != b:
+            raise _Conflict(what, old, new)
+        out.append(a or b)
+    return tuple(out)
+
+
+class _Conflict(Exception):
+    def __init__(self, what, old, new):
+        super().__init__(what)
+        self.what, self.old, self.new = what, old, new
+
+
+def _known(s: tuple | None) -> bool:
+    return s is not None and len(s) > 0 and all(d > 0 for d in s)
+
+
+def _var_shape(node: Node) -> tuple | None:
+    text = node.attrs.get("__shape__")
+    if not text:
+        return None
+    val = ast.literal_eval(text)
+    shape = (val,) if isinstance(val, int) else tuple(val)
+    # numpy-semantics graphs use -1 for an unknown dim
+    return tuple(0 if d is None or d < 0 else d for d in shape)
+
+
+def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple]) -> dict[tuple, tuple]:
+    """Return ``{(id(node), out_index): shape}`` for every entry that could be inferred.
+
+    ``known`` maps variable names to (possibly partial) shapes. Raises MXNetError naming
+    the operator and argument on inconsistent shapes.
+    """
+    nodes = topo_order(heads)
+    shapes: dict[tuple, tuple] = {}
+    for n in nodes:
+        if n.is_variable:
+            s = _merge(_var_shape(n), known.get(n.name), n.name)
+            if s is not None:
+                shapes[(id(n), 0)] = s
+    for _ in range(len(nodes) + 1):
+        changed = False
+        for n in nodes:
+            if n.is_variable:
+                continue
+            changed |= _infer_node(n, shapes)
+        if not changed:
+            break
+    return shapes
+
+
+def _infer_node(n: Node, shapes: dict) -> bool:
+    in_shapes = [shapes.get((id(e.node), e.index)) for e in n.inputs]
+    nout = n.num_outputs()
+    outs_known = all(_known(shapes.get((id(n), i))) for i in range(nout))
+    if outs_known and all(_known(s) for s in in_shapes):
+        return False
+    try:
+        new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes))
+    except MXNetError as err:
+        if any(not _known(s) for s in in_shapes):
+            return False  # partial information: try again when more is known
+        raise MXNetError(f"Error in operator {n.name}: {err}") from None
+    changed = False
+    for e, s in zip(n.inputs, new_in):
+        key = (id(e.node), e.index)
+        try:
+            merged = _merge(shapes.get(key), s, e.node.name)
+        except _Conflict as c:
+            raise MXNetError(f"Error in operator {n.name}: Shape inconsistent, Provided = "
+                             f"{list(c.old)}, inferred shape={tuple(c.new)} for input "
+                             f"'{c.what}'") from None
+        if merged != shapes.get(key):
+            shapes[key] = merged
+            changed = True
+    for i, s in enumerate(new_out or []):
+        key = (id(n), i)
+        try:
+            merged = _merge(shapes.get(key), s, f"{n.name} output {i}")
+        except _Conflict as c:
+            raise MXNetError(f"Error in operator {n.name}: output shape inconsistent "
+                             f"{c.old} vs {c.new}") from None
+        if merged != shapes.get(key):
+            shapes[key] = merged
+            changed = True
+    return changed
+
+
+def _collect(sym, args: tuple, kwargs: dict) -> dict[str, Any]:
+    names = sym.list_arguments()
+    if args and kwargs:
+        raise ValueError("Can only specify known argument shapes either by positional or "
+                         "kwargs way.")
+    if args:
+        if len(args) > len(names):
+            raise MXNetError(f"too many positional arguments: the symbol has arguments "
+                             f"{names}")
+        return {n: v for n, v in zip(names, args) if v is not None}
+    inputs = set(sym.list_inputs())
+    for k in kwargs:
+        if k not in inputs:
+            raise MXNetError(f"infer: '{k}' is not an argument of the symbol; arguments "
+                             f"are {names}")
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
+    """``Symbol.infer_shape`` / ``infer_shape_partial`` with MXNet's return conventions."""
+    known = {k: tuple(v) if not isinstance(v, int) else (v,)
+             for k, v in _collect(sym, args, kwargs).items()}
+    shapes = infer_graph_shapes(sym._outputs, known)
+    nodes = topo_order(sym._outputs)
+    by_name = {n.name: n for n in nodes if n.is_variable}
+    arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
+
+    def get(node, i=0):
+        return shapes.get((id(node), i))
+
+    arg_shapes = [get(by_name[n]) for n in arg_names]
+    aux_shapes = [get(by_name[n]) for n in aux_names]
+    out_shapes = [get(e.node, e.index) for e in sym._outputs]
+    complete = all(_known(s) for s in arg_shapes + aux_shapes + out_shapes)
+    if not complete and not partial:
+        unknown = [f"{n}: {s or ()}" for n, s in zip(arg_names, arg_shapes) if not _known(s)]
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                      "unknown dimensions). Consider providing them as input:\n\t"
+                      + "\n\t".join(unknown), stacklevel=3)
+        return None, None, None
+
+    def fmt(lst):
+        return [tuple(s) if s is not None else () for s in lst]
+    return fmt(arg_shapes), fmt(out_shapes), fmt(aux_shapes)
+
+
+# ---------------------------------------------------------------------- dtypes
+def _var_type(node: Node) -> str | None:
+    text = node.attrs.get("__dtype__")
+    if text is None:
+        return None
+    return dtype_name(DTYPE_MX_TO_NP[int(text)])
+
+
+def infer_graph_types(heads: list[Entry], known: dict[str, str]) -> dict[tuple, str]:
+    nodes = topo_order(heads)
+    types: dict[tuple, str] = {}
+    for n in nodes:
+        if n.is_variable:
+            t = known.get(n.name) or _var_type(n)
+            if t is not None:
+                types[(id(n), 0)] = t
+    for _ in range(len(nodes) + 1):
+        changed = False
+        for n in nodes:
+            if n.is_variable:
+                continue
+            in_types = [types.get((id(e.node), e.index)) for e in n.inputs]
+            new_in, new_out = n.op.infer_type(n.parsed, list(in_types))
+            for e, t in zip(n.inputs, new_in):
+                key = (id(e.node), e.index)
+                if t is not None and types.get(key) is None:
+                    types[key] = t
+                    changed = True
+            for i, t in enumerate(new_out):
+                if t is not None and types.get((id(n), i)) is None:
+                    types[(id(n), i)] = t
+                    changed = True
+        if not changed:
+            break
+    return types
+
+
+def infer_type(sym, args: tuple, kwargs: dict, partial: bool):
+    """``Symbol.infer_type`` with MXNet's return conventions (NumPy type objects)."""
+    known = {k: dtype_name(dtype_np(v)) for k, v in _collect(sym, args, kwargs).items()}
+    types = infer_graph_types(sym._outputs, known)
+    nodes = topo_order(sym._outputs)
+    by_name = {n.name: n for n in nodes if n.is_variable}
+    arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
+    arg_t = [types.get((id(by_name[n]), 0)) for n in arg_names]
+    aux_t = [types.get((id(by_name[n]), 0)) for n in aux_names]
+    out_t = [types.get((id(e.node), e.index)) for e in sym._outputs]
+    if any(t is None for t in arg_t + aux_t + out_t) and not partial:
+        unknown = [f"{n}: None" for n, t in zip(arg_names, arg_t) if t is None]
+        warnings.warn("Cannot decide type for the following arguments. Consider providing "
+                      "them as input:\n\t" + "\n\t".join(unknown), stacklevel=3)
+        return None, None, None
+
+    def fmt(lst):
+        return [None if t is None else dtype_np(t).type for t in lst]
+    return fmt(arg_t), fmt(out_t), fmt(aux_t)
+
+
+del np

@@ -1,0 +1,119 @@
+"""Generate ``mx.sym.<op>`` functions from the operator registry."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..attribute import AttrScope
+from ..base import MXNetError, attr_to_str
+from ..name import NameManager
+from ..ops import registry as _reg
+from .node import Entry, Node
+from .symbol import Symbol
+
+__all__ = ["create_symbol", "make_function", "populate", "symbol_function"]
+
+# MXNet: the implicit moving statistics of normalization layers carry init hints.
+_AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
+
+
+def _split(opdef: _reg.OpDef, args: tuple, kwargs: dict):
+    pos: list[Symbol] = []
+    named: dict[str, Symbol] = {}
+    attrs: dict[str, Any] = {}
+    extra = []
+    for a in args:
+        if isinstance(a, Symbol):
+            pos.append(a)
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, Symbol) for x in a):
+            pos.extend(a)
+        elif a is None and not extra:
+            continue
+        else:
+            extra.append(a)
+    for i, v in enumerate(extra):
+        if i >= len(opdef.param_order):
+            raise MXNetError(f"Operator {opdef.name}: too many positional arguments")
+        attrs[opdef.param_order[i]] = v
+    for k, v in kwargs.items():
+        if isinstance(v, Symbol):
+            named[k] = v
+        elif v is None and k not in opdef.params:
+            continue
+        else:
+            attrs[k] = v
+    return pos, named, attrs
+
+
+def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
+                  attr_kwargs: dict, name: str | None = None,
+                  attr: dict | None = None) -> Symbol:
+    """Create one operator node, auto-creating missing inputs as ``<name>_<input>``."""
+    for s in list(pos) + list(named.values()):
+        if len(s._outputs) != 1:
+            raise MXNetError(f"Operator {opdef.name}: an input symbol has "
+                             f"{len(s._outputs)} outputs; pass a single output")
+    nvar = opdef.key_var_num_args
+    if nvar and nvar not in attr_kwargs:
+        attr_kwargs = dict(attr_kwargs, **{nvar: len(pos) + len(named)})
+    parsed = opdef.parse_attrs(attr_kwargs)
+    name = NameManager.current.get(name, called_name.lower())
+    scope_attrs = AttrScope.current.get(attr)
+    str_attrs = {k: attr_to_str(v) for k, v in attr_kwargs.items()}
+    node_attrs = dict(scope_attrs)
+    node_attrs.update(str_attrs)
+    input_names = opdef.input_names(parsed)
+    slots: dict[str, Entry] = {}
+    for n, s in zip(input_names, pos):
+        slots[n] = s._outputs[0]
+    if len(pos) > len(input_names):
+        raise MXNetError(f"Operator {opdef.name}: {len(pos)} inputs given but it takes "
+                         f"{len(input_names)}: {input_names}")
+    for k, s in named.items():
+        if k not in input_names:
+            raise MXNetError(f"Operator {opdef.name}: unknown input '{k}'; inputs are "
+                             f"{input_names}")
+        slots[k] = s._outputs[0]
+    entries = []
+    for n in input_names:
+        e = slots.get(n)
+        if e is None:
+            if nvar:
+                raise MXNetError(f"Operator {opdef.name}: missing input {n}")
+            vattrs = dict(node_attrs)
+            if n in opdef.aux and n in _AUX_INIT:
+                vattrs["__init__"] = _AUX_INIT[n]
+            e = Entry(Node(None, f"{name}_{n}", vattrs), 0)
+        entries.append(e)
+    node = Node(opdef, name, node_attrs, entries)
+    node._parsed = parsed
+    return Symbol([Entry(node, i) for i in range(opdef.num_outputs(parsed))])
+
+
+def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
+    def fn(*args, name=None, attr=None, out=None, **kwargs):
+        pos, named, attrs = _split(opdef, args, kwargs)
+        return create_symbol(opdef, fname, pos, named, attrs, name, attr)
+    fn.__name__ = fname
+    fn.__qualname__ = fname
+    fn.__doc__ = opdef.doc
+    return fn
+
+
+def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
+    from ..ndarray.register import _public_name
+    for nm, opdef in _reg.all_ops().items():
+        fn = make_function(opdef, nm)
+        if nm.startswith("_"):
+            internal[nm] = fn
+            sub = _public_name(nm)
+            if sub is not None and sub[0] in namespaces:
+                namespaces[sub[0]].setdefault(sub[1], fn)
+        else:
+            module_dict.setdefault(nm, fn)
+            if nm.startswith("linalg_"):
+                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)
+
+
+def symbol_function(name: str) -> Callable | None:
+    from .. import symbol as sym
+    return getattr(sym, name, None)

@@ -1,0 +1,496 @@
+"""``mx.sym.Symbol``: an immutable DAG of variables and operator nodes, with MXNet naming."""
+from __future__ import annotations
+
+import copy as _copy
+import json
+import numbers
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..attribute import AttrScope
+from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, attr_to_str, dtype_np
+from ..name import NameManager
+from ..ops import registry as _reg
+from .node import HIDDEN_KEYS, Entry, Node, topo_order
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson"]
+
+_STYPE_TO_ID = {"default": 0, "row_sparse": 1, "csr": 2}
+
+
+class Symbol:
+    """A symbolic graph: one or more output entries of a node DAG."""
+
+    __slots__ = ("_outputs", "__weakref__")
+
+    def __init__(self, outputs: list[Entry]):
+        self._outputs = list(outputs)
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def name(self) -> str | None:
+        """The name of a single-output symbol (``None`` for a group)."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0].node.name
+
+    def _topo(self) -> list[Node]:
+        return topo_order(self._outputs)
+
+    def _aux_ids(self, nodes: list[Node]) -> set[int]:
+        aux = set()
+        for n in nodes:
+            for pos in n.aux_positions():
+                if pos < len(n.inputs):
+                    aux.add(id(n.inputs[pos].node))
+        return aux
+
+    def list_arguments(self) -> list[str]:
+        """Names of the arguments (variables that are not auxiliary states), DFS order."""
+        nodes = self._topo()
+        aux = self._aux_ids(nodes)
+        return [n.name for n in nodes if n.is_variable and id(n) not in aux]
+
+    def list_auxiliary_states(self) -> list[str]:
+        """Names of the auxiliary states (variables feeding a mutable input)."""
+        nodes = self._topo()
+        aux = self._aux_ids(nodes)
+        return [n.name for n in nodes if n.is_variable and id(n) in aux]
+
+    def list_inputs(self) -> list[str]:
+        """Names of all variables (arguments and auxiliary states), DFS order."""
+        return [n.name for n in self._topo() if n.is_variable]
+
+    def list_outputs(self) -> list[str]:
+        return [_entry_name(e) for e in self._outputs]
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([e]) for e in self._outputs)
+
+    def __getitem__(self, index) -> "Symbol":
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index]
+            if not matches:
+                raise ValueError(f"There is no output named {index!r}; outputs are {names}")
+            if len(matches) > 1:
+                raise ValueError(f"There are multiple outputs with name {index!r}")
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not isinstance(index, numbers.Integral):
+            raise TypeError("Symbol only supports integer or string indexing")
+        if index >= len(self._outputs) or index < -len(self._outputs):
+            raise IndexError(f"Symbol index {index} out of range ({len(self._outputs)} "
+                             "outputs)")
+        return Symbol([self._outputs[index]])
+
+    def get_internals(self) -> "Symbol":
+        """A group of every output of every node, in DFS order."""
+        entries = []
+        for n in self._topo():
+            entries.extend(Entry(n, i) for i in range(n.num_outputs()))
+        return Symbol(entries)
+
+    def get_children(self) -> "Symbol | None":
+        """The inputs of the (single) output node, or ``None`` for a variable."""
+        entries = []
+        for e in self._outputs:
+            entries.extend(e.node.inputs)
+        return Symbol(entries) if entries else None
+
+    # ------------------------------------------------------------------ attributes
+    def attr(self, key: str) -> str | None:
+        """The attribute ``key`` of a single-output symbol's node."""
+        if len(self._outputs) != 1:
+            return None
+        attrs = _listed_attrs(self._outputs[0].node)
+        return attrs.get(key)
+
+    def list_attr(self, recursive: bool = False) -> dict[str, str]:
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been "
+                                     "deprecated. Please use attr_dict instead.")
+        if len(self._outputs) != 1:
+            return {}
+        return _listed_attrs(self._outputs[0].node)
+
+    def attr_dict(self) -> dict[str, dict[str, str]]:
+        """Attributes of every node that has any, keyed by node name."""
+        out = {}
+        for n in self._topo():
+            a = _listed_attrs(n)
+            if a:
+                out[n.name] = a
+        return out
+
+    def _set_attr(self, **kwargs) -> None:
+        for k, v in kwargs.items():
+            if not isinstance(v, str):
+                raise ValueError("Set Attr only accepts string values")
+        for e in self._outputs:
+            node = e.node
+            for k, v in kwargs.items():
+                node.attrs[k] = v
+            node._parsed = None
+
+    # ------------------------------------------------------------------ copy / compose
+    def __copy__(self) -> "Symbol":
+        return _clone(self)
+
+    def __deepcopy__(self, memo) -> "Symbol":
+        return _clone(self)
+
+    def copy(self) -> "Symbol":
+        return _clone(self)
+
+    def __call__(self, *args, **kwargs) -> "Symbol":
+        """Compose: replace this symbol's variables by other symbols (a new symbol)."""
+        s = _clone(self)
+        s._compose(*args, **kwargs)
+        return s
+
+    def _compose(self, *args, name: str | None = None, **kwargs) -> None:
+        if name is not None and len(self._outputs) == 1:
+            self._outputs[0].node.name = name
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or "
+                            "keyword arguments, not both")
+        for v in list(args) + list(kwargs.values()):
+            if not isinstance(v, Symbol):
+                raise TypeError("Compose expect `Symbol` as arguments")
+        if args:
+            names = self.list_arguments()
+            if len(args) > len(names):
+                raise MXNetError(f"compose: {len(args)} inputs given but the symbol has "
+                                 f"{len(names)} arguments {names}")
+            mapping = dict(zip(names, args))
+        else:
+            mapping = kwargs
+        if not mapping:
+            return
+        for s in mapping.values():
+            if len(s._outputs) != 1:
+                raise MXNetError("compose: each input must be a single-output symbol")
+        repl = {k: v._outputs[0] for k, v in mapping.items()}
+        for n in self._topo():
+            n.inputs = [repl.get(e.node.name, e) if e.node.is_variable else e
+                        for e in n.inputs]
+        self._outputs = [repl.get(e.node.name, e) if e.node.is_variable else e
+                         for e in self._outputs]
+
+    # ------------------------------------------------------------------ inference
+    def infer_shape(self, *args, **kwargs):
+        """Infer shapes: ``(arg_shapes, out_shapes, aux_shapes)`` or three ``None``."""
+        from ..graph.passes import infer_shape
+        return infer_shape(self, args, kwargs, partial=False)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        from ..graph.passes import infer_shape
+        return infer_shape(self, args, kwargs, partial=True)
+
+    def infer_type(self, *args, **kwargs):
+        """Infer dtypes: ``(arg_types, out_types, aux_types)`` or three ``None``."""
+        from ..graph.passes import infer_type
+        return infer_type(self, args, kwargs, partial=False)
+
+    def infer_type_partial(self, *args, **kwargs):
+        from ..graph.passes import infer_type
+        return infer_type(self, args, kwargs, partial=True)
+
+    # ------------------------------------------------------------------ serialization
+    def tojson(self, remove_amp_cast: bool = True) -> str:
+        from ..format.symbol_json import dump_graph
+        return dump_graph(self._outputs, remove_amp_cast=remove_amp_cast)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        """Save to ``fname`` as symbol JSON (written to a temporary name, then renamed)."""
+        from ..ndarray.utils import atomic_write
+        if not isinstance(fname, (str, os.PathLike)):
+            raise TypeError("fname needs to be a string")
+        atomic_write(fname, self.tojson(remove_amp_cast).encode("utf-8"))
+
+    def debug_str(self) -> str:
+        """A text dump of the graph, in MXNet's layout."""
+        lines = ["Symbol Outputs:"]
+        for i, e in enumerate(self._outputs):
+            lines.append(f"\toutput[{i}]={e.node.name}({e.index})")
+        aux = self._aux_ids(self._topo())
+        for n in self._topo():
+            if n.is_variable:
+                lines.append(f"Variable:{n.name}")
+                continue
+            lines += ["--------------------", f"Op:{n.op.name}, Name={n.name}", "Inputs:"]
+            for i, e in enumerate(n.inputs):
+                ver = "" if not e.node.is_variable else \
+                    f" version={1 if id(e.node) in aux else 0}"
+                lines.append(f"\targ[{i}]={e.node.name}({e.index}){ver}")
+            if n.op_attrs():
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in n.op_attrs().items()]
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        names = ", ".join(e.node.name for e in self._outputs)
+        return f"<Symbol group [{names}]>"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (load_json, (self.tojson(),))
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        return True
+
+    # ------------------------------------------------------------------ execution
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """Bind arrays to the symbol and return an :class:`Executor`."""
+        from ..graph.executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """Allocate arrays from inferred shapes and bind them."""
+        from ..graph.executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
+                           shared_arg_names, shared_exec, shared_buffer, **kwargs)
+
+    def _bind(self, device=None, args=None, args_grad=None, grad_req="write",
+              aux_states=None, group2ctx=None, shared_exec=None, ctx=None):
+        return self.bind(device or ctx, args, args_grad, grad_req, aux_states, group2ctx,
+                         shared_exec)
+
+    def _simple_bind(self, device=None, grad_req="write", type_dict=None, stype_dict=None,
+                     group2ctx=None, shared_arg_names=None, shared_exec=None,
+                     shared_buffer=None, ctx=None, **kwargs):
+        return self.simple_bind(device or ctx, grad_req, type_dict, stype_dict, group2ctx,
+                                shared_arg_names, shared_exec, shared_buffer, **kwargs)
+
+    def eval(self, ctx=None, **kwargs):
+        """Evaluate the symbol with the given NDArrays; returns a list of outputs."""
+        from ..context import current_context
+        exe = self.bind(ctx or current_context(), kwargs, grad_req="null")
+        return exe.forward()
+
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
+        """Return the symbol itself: partitioning happens at compile time in mxtorch."""
+        return self
+
+    def get_backend_symbol(self, backend):
+        return self
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        return _arith(self, other, "_Plus", "_PlusScalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _arith(self, other, "_Minus", "_MinusScalar")
+
+    def __rsub__(self, other):
+        return _arith(self, other, None, "_RMinusScalar")
+
+    def __mul__(self, other):
+        return _arith(self, other, "_Mul", "_MulScalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _arith(self, other, "_Div", "_DivScalar")
+
+    def __rtruediv__(self, other):
+        return _arith(self, other, None, "_RDivScalar")
+
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
+    def __mod__(self, other):
+        return _arith(self, other, "_Mod", "_ModScalar")
+
+    def __rmod__(self, other):
+        return _arith(self, other, None, "_RModScalar")
+
+    def __pow__(self, other):
+        return _arith(self, other, "_Power", "_PowerScalar")
+
+    def __rpow__(self, other):
+        return _arith(self, other, None, "_RPowerScalar")
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __abs__(self):
+        return _make("abs", [self], {})
+
+    def __eq__(self, other):
+        return _arith(self, other, "_equal", "_equal_scalar")
+
+    def __ne__(self, other):
+        return _arith(self, other, "_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, other):
+        return _arith(self, other, "_greater", "_greater_scalar")
+
+    def __ge__(self, other):
+        return _arith(self, other, "_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, other):
+        return _arith(self, other, "_lesser", "_lesser_scalar")
+
+    def __le__(self, other):
+        return _arith(self, other, "_lesser_equal", "_lesser_equal_scalar")
+
+    def __iadd__(self, other):
+        raise NotImplementedForSymbol("+=")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from ..ndarray.register import FLUENT
+        if name in FLUENT or name == "reshape":
+            from . import register as _sreg
+            fn = _sreg.symbol_function(name)
+            if fn is not None:
+                return lambda *args, **kwargs: fn(self, *args, **kwargs)
+        raise AttributeError(f"'Symbol' object has no attribute '{name}'")
+
+    def as_np_ndarray(self):
+        return self
+
+    def as_nd_ndarray(self):
+        return self
+
+
+class NotImplementedForSymbol(MXNetError):
+    def __init__(self, function):
+        super().__init__(f"Function {function} is not implemented for Symbol and only "
+                         "available in NDArray.")
+
+
+def _listed_attrs(node: Node) -> dict[str, str]:
+    out = dict(node.attrs)
+    for k in HIDDEN_KEYS:
+        hk = f"__{k}__"
+        if hk in out:
+            out[k] = out[hk]
+    return out
+
+
+def _entry_name(e: Entry) -> str:
+    node = e.node
+    if node.is_variable:
+        return node.name
+    return f"{node.name}_{node.output_names()[e.index]}"
+
+
+def _clone(sym: Symbol) -> Symbol:
+    memo: dict[int, Node] = {}
+    for n in sym._topo():
+        new = Node(n.op, n.name, n.attrs, [Entry(memo[id(e.node)], e.index) for e in n.inputs],
+                   n.subgraphs)
+        new._parsed = n._parsed
+        memo[id(n)] = new
+    return Symbol([Entry(memo[id(e.node)], e.index) for e in sym._outputs])
+
+
+def _arith(lhs: Symbol, rhs, array_op: str | None, scalar_op: str) -> Symbol:
+    if isinstance(rhs, Symbol):
+        if array_op is None:
+            raise TypeError(f"reflected {scalar_op} with a Symbol")
+        return _make(array_op, [lhs, rhs], {})
+    if isinstance(rhs, (numbers.Number, np.generic)):
+        return _make(scalar_op, [lhs], {"scalar": rhs})
+    raise TypeError(f"type {type(rhs).__name__} not supported")
+
+
+def _make(op_name: str, inputs: list, kwargs: dict, name: str | None = None,
+          attr: dict | None = None) -> Symbol:
+    from .register import create_symbol
+    return create_symbol(_reg.get(op_name), op_name, inputs, {}, kwargs, name, attr)
+
+
+# ---------------------------------------------------------------------- variables
+def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=None,
+        dtype=None, init=None, stype=None, profiler_scope=None, **kwargs) -> Symbol:
+    """Create a symbolic variable (a graph input)."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    attrs = AttrScope.current.get(attr)
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape) if isinstance(shape, list) else shape)
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        attrs["__dtype__"] = str(DTYPE_NP_TO_MX[dtype_np(dtype)])
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str(_STYPE_TO_ID[stype])
+    if profiler_scope is not None:
+        attrs["__profiler_scope__"] = profiler_scope
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise ValueError(f"Attribute name={k} is not supported. Additional attributes "
+                             "must start and end with double underscores, e.g, __yourattr__")
+    return Symbol([Entry(Node(None, name, attrs), 0)])
+
+
+Variable = var
+
+
+def Group(symbols) -> Symbol:
+    """Group several symbols into one multi-output symbol."""
+    symbols = list(symbols)
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    entries = []
+    for s in symbols:
+        entries.extend(s._outputs)
+    return Symbol(entries)
+
+
+def load_json(json_str: str) -> Symbol:
+    """Load a symbol from MXNet's JSON (any version MXNet 1.9.1 loads)."""
+    from ..format.symbol_json import load_graph
+    if not isinstance(json_str, str):
+        raise TypeError("fname required to be string")
+    return Symbol(load_graph(json_str))
+
+
+fromjson = load_json
+
+
+def load(fname: str) -> Symbol:
+    """Load a symbol from a ``-symbol.json`` file."""
+    if not isinstance(fname, (str, os.PathLike)):
+        raise TypeError("fname need to be string")
+    try:
+        with open(fname, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise MXNetError(f"cannot read symbol file {fname!r}: {err}") from None
+    try:
+        return load_json(text)
+    except MXNetError as err:
+        raise MXNetError(f"{fname}: {err}") from None
+
+
+del json, warnings, _copy, Any, attr_to_str, DTYPE_MX_TO_NP

@@ -1,0 +1,121 @@
+"""mx.autograd on torch.autograd: recording scopes, grad_req, backward, grad, Function."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+
+
+def test_scopes_and_flags():
+    assert not mx.autograd.is_recording() and not mx.autograd.is_training()
+    with mx.autograd.record():
+        assert mx.autograd.is_recording() and mx.autograd.is_training()
+        with mx.autograd.pause():
+            assert not mx.autograd.is_recording() and not mx.autograd.is_training()
+        with mx.autograd.predict_mode():
+            assert not mx.autograd.is_training() and mx.autograd.is_recording()
+    with mx.autograd.record(train_mode=False):
+        assert not mx.autograd.is_training()
+    with mx.autograd.train_mode():
+        assert mx.autograd.is_training() and not mx.autograd.is_recording()
+    assert mx.autograd.set_recording(True) is False
+    assert mx.autograd.set_recording(False) is True
+    assert mx.autograd.set_training(True) is False
+    assert mx.autograd.set_training(False) is True
+
+
+def test_grad_req_write_and_add():
+    x = mx.nd.array([[1, 2], [3, 4]])
+    x.attach_grad()
+    for _ in range(2):
+        with mx.autograd.record():
+            y = x * x + x
+        y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[3, 5], [7, 9]])
+    x.attach_grad(grad_req="add")
+    for _ in range(3):
+        with mx.autograd.record():
+            y = x * 3
+        y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((2, 2), 9))
+
+
+def test_grad_req_null_and_head_grads():
+    x = mx.nd.array([1.0, 2.0])
+    w = mx.nd.array([3.0, 4.0])
+    x.attach_grad()
+    w.attach_grad(grad_req="null")
+    with mx.autograd.record():
+        y = x * w
+    y.backward(mx.nd.array([10.0, 100.0]))
+    np.testing.assert_array_equal(x.grad.asnumpy(), [30, 400])
+    assert w.grad is not None and np.all(w.grad.asnumpy() == 0)
+
+
+def test_not_recorded_outside_scope():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    y = x * 2
+    with pytest.raises(MXNetError, match="not in a computational graph"):
+        y.backward()
+
+
+def test_backward_twice_needs_retain_graph():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(MXNetError, match="retain_graph"):
+        y.backward()
+
+
+def test_autograd_grad_and_higher_order():
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x * x
+        (dy,) = mx.autograd.grad(y, [x], create_graph=True)
+    np.testing.assert_allclose(dy.asnumpy(), 3 * np.array([1, 4, 9]))
+    dy.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), 6 * np.array([1, 2, 3]))
+
+
+def test_mark_variables():
+    x = mx.nd.array([1.0, 2.0])
+    g = mx.nd.array([0.0, 0.0])
+    mx.autograd.mark_variables([x], [g])
+    with mx.autograd.record():
+        y = x * 5
+    y.backward()
+    np.testing.assert_array_equal(g.asnumpy(), [5, 5])
+
+
+def test_custom_function():
+    class Sigmoid(mx.autograd.Function):
+        def forward(self, x):
+            y = 1 / (1 + mx.nd.exp(-x))
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, dy):
+            (y,) = self.saved_tensors
+            return dy * y * (1 - y) * 10  # scaled to prove it is used
+
+    x = mx.nd.array([0.0, 1.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = Sigmoid()(x)
+    y.backward()
+    s = 1 / (1 + np.exp(-np.array([0.0, 1.0])))
+    np.testing.assert_allclose(y.asnumpy(), s, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), 10 * s * (1 - s), rtol=1e-5)
+
+
+def test_inplace_update_of_leaf_outside_record():
+    w = mx.nd.array([1.0, 2.0])
+    w.attach_grad()
+    w[:] = w - 0.5
+    w -= 0.5
+    np.testing.assert_array_equal(w.asnumpy(), [0.0, 1.0])

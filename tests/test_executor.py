@@ -1,0 +1,197 @@
+"""Executor (seeds 000/001): bind/simple_bind, forward/backward, grad_req, dicts,
+copy_params_from, reshape, shared executors, monitor, CachedOp."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+
+
+def _mlp():
+    data = mx.sym.var("data")
+    fc1 = mx.sym.FullyConnected(data, num_hidden=4, name="fc1")
+    act = mx.sym.Activation(fc1, act_type="tanh", name="act")
+    fc2 = mx.sym.FullyConnected(act, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(fc2, name="softmax")
+
+
+def _np_mlp(x, w1, b1, w2, b2):
+    h = np.tanh(x @ w1.T + b1)
+    z = h @ w2.T + b2
+    e = np.exp(z - z.max(1, keepdims=True))
+    return h, e / e.sum(1, keepdims=True)
+
+
+def test_simple_bind_forward_backward_matches_numpy():
+    net = _mlp()
+    exe = net.simple_bind(mx.cpu(), data=(5, 6))
+    assert sorted(exe.arg_dict) == sorted(net.list_arguments())
+    rng = np.random.RandomState(0)
+    vals = {n: rng.randn(*a.shape).astype(np.float32) for n, a in exe.arg_dict.items()}
+    vals["softmax_label"] = np.array([0, 1, 2, 1, 0], dtype=np.float32)
+    for n, v in vals.items():
+        exe.arg_dict[n][:] = v
+    out = exe.forward(is_train=True)[0]
+    h, p = _np_mlp(vals["data"], vals["fc1_weight"], vals["fc1_bias"], vals["fc2_weight"],
+                   vals["fc2_bias"])
+    np.testing.assert_allclose(out.asnumpy(), p, rtol=1e-5, atol=1e-6)
+    exe.backward()
+    onehot = np.eye(3)[vals["softmax_label"].astype(int)]
+    dz = p - onehot
+    np.testing.assert_allclose(exe.grad_dict["fc2_weight"].asnumpy(), dz.T @ h, rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict["fc2_bias"].asnumpy(), dz.sum(0), rtol=1e-4,
+                               atol=1e-5)
+    assert exe.output_dict.keys() == {"softmax_output"}
+
+
+def test_bind_uses_callers_arrays():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    c = a * b
+    xa, xb = mx.nd.array([1, 2]), mx.nd.array([3, 4])
+    ga = mx.nd.zeros((2,))
+    exe = c.bind(mx.cpu(), [xa, xb], args_grad={"a": ga})
+    assert exe.arg_arrays[0] is xa and exe.grad_arrays[0] is ga and exe.grad_arrays[1] is None
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [3, 8])
+    xa[:] = 10
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [30, 40])
+    exe.forward(is_train=True, b=mx.nd.array([1, 1]))
+    np.testing.assert_array_equal(xb.asnumpy(), [1, 1])
+    exe.backward(mx.nd.array([2, 3]))
+    np.testing.assert_array_equal(ga.asnumpy(), [2, 3])
+
+
+def test_grad_req_write_add_null():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    y = x * w
+    args = {"x": mx.nd.array([1, 2]), "w": mx.nd.array([3, 4])}
+    grads = {"x": mx.nd.zeros((2,)), "w": mx.nd.zeros((2,))}
+    exe = y.bind(mx.cpu(), args, args_grad=grads, grad_req={"x": "add", "w": "null"})
+    for _ in range(2):
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.ones((2,)))
+    np.testing.assert_array_equal(grads["x"].asnumpy(), [6, 8])
+    np.testing.assert_array_equal(grads["w"].asnumpy(), [0, 0])
+    exe2 = y.bind(mx.cpu(), args, args_grad=grads, grad_req=["write", "write"])
+    exe2.forward(is_train=True)
+    exe2.backward(mx.nd.ones((2,)))
+    np.testing.assert_array_equal(grads["x"].asnumpy(), [3, 4])
+    np.testing.assert_array_equal(grads["w"].asnumpy(), [1, 2])
+    with pytest.raises(MXNetError, match="grad_req"):
+        y.bind(mx.cpu(), args, args_grad=grads, grad_req="sometimes")
+
+
+def test_backward_without_forward_and_bad_kwargs():
+    x = mx.sym.var("x")
+    exe = (x * 2).simple_bind(mx.cpu(), x=(2,))
+    with pytest.raises(MXNetError, match="forward"):
+        exe.backward()
+    with pytest.raises(TypeError, match="Unknown argument"):
+        exe.forward(y=mx.nd.array([1, 2]))
+    with pytest.raises(ValueError, match="Shape not match"):
+        exe.forward(x=mx.nd.array([1, 2, 3]))
+
+
+def test_duplicate_output_names_raise():
+    x = mx.sym.var("x")
+    g = mx.sym.Group([x, x])
+    exe = g.bind(mx.cpu(), {"x": mx.nd.array([1])})
+    exe.forward()
+    with pytest.raises(ValueError, match="Duplicate"):
+        exe.output_dict
+
+
+def test_copy_params_from():
+    net = _mlp()
+    exe = net.simple_bind(mx.cpu(), data=(2, 6))
+    w = mx.nd.array(np.ones((4, 6)), dtype="float64")
+    exe.copy_params_from({"fc1_weight": w})
+    assert exe.arg_dict["fc1_weight"].dtype is np.float32
+    np.testing.assert_array_equal(exe.arg_dict["fc1_weight"].asnumpy(), np.ones((4, 6)))
+    with pytest.raises(ValueError, match="not in the arguments"):
+        exe.copy_params_from({"nope": w})
+    exe.copy_params_from({"nope": w}, allow_extra_params=True)
+
+
+def test_batchnorm_aux_updates_in_place():
+    data = mx.sym.var("data")
+    bn = mx.sym.BatchNorm(data, name="bn", fix_gamma=False, momentum=0.5)
+    exe = bn.simple_bind(mx.cpu(), data=(4, 2))
+    exe.arg_dict["gamma" if "gamma" in exe.arg_dict else "bn_gamma"][:] = 1
+    exe.aux_dict["bn_moving_var"][:] = 1
+    x = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], dtype=np.float32)
+    exe.forward(is_train=True, data=mx.nd.array(x))
+    np.testing.assert_allclose(exe.aux_dict["bn_moving_mean"].asnumpy(), 0.5 * x.mean(0),
+                               rtol=1e-6)
+    mm = exe.aux_arrays[0].asnumpy().copy()
+    exe.forward(is_train=False)
+    np.testing.assert_array_equal(exe.aux_arrays[0].asnumpy(), mm)
+
+
+def test_reshape_shares_parameters():
+    net = _mlp()
+    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    exe.arg_dict["fc1_weight"][:] = 1
+    new = exe.reshape(data=(2, 6), softmax_label=(2,))
+    assert new.arg_dict["fc1_weight"] is exe.arg_dict["fc1_weight"]
+    assert new.arg_dict["data"].shape == (2, 6)
+    new.forward()
+    assert new.outputs[0].shape == (2, 3)
+    with pytest.raises(MXNetError, match="larger than original"):
+        exe.reshape(data=(8, 6), softmax_label=(8,))
+    big = exe.reshape(allow_up_sizing=True, data=(8, 6), softmax_label=(8,))
+    assert big.arg_dict["data"].shape == (8, 6)
+    with pytest.raises(MXNetError, match="partial_shaping"):
+        exe.reshape(data=(4, 7))
+
+
+def test_shared_exec_shares_parameter_memory():
+    net = _mlp()
+    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    params = [n for n in net.list_arguments() if n not in ("data", "softmax_label")]
+    other = net.simple_bind(mx.cpu(), data=(2, 6), shared_exec=exe, shared_arg_names=params)
+    for n in params:
+        assert other.arg_dict[n] is exe.arg_dict[n]
+    assert other.arg_dict["data"] is not exe.arg_dict["data"]
+
+
+def test_monitor_callback():
+    seen = []
+    x = mx.sym.var("x")
+    y = mx.sym.exp(x, name="e") * 2
+    exe = y.simple_bind(mx.cpu(), x=(2,), grad_req="null")
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
+    exe.forward()
+    assert ("e_output", (2,)) in seen
+    seen.clear()
+    exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    exe.forward()
+    assert "e_data" in seen
+
+
+def test_2_0_spellings_and_eval():
+    a = mx.sym.var("a")
+    exe = (a + 1)._bind(device=mx.cpu(), args={"a": mx.nd.array([1])})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2])
+    exe = (a + 1)._simple_bind(device=mx.cpu(), a=(3,))
+    assert exe.forward()[0].shape == (3,)
+    assert exe.get_optimized_symbol().list_outputs() == (a + 1).list_outputs()
+    assert "Bound arrays" in exe.debug_str()
+
+
+def test_cached_op_under_autograd():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    y = mx.sym.FullyConnected(x, w, no_bias=True, num_hidden=2)
+    op = mx.nd.CachedOp(y)
+    xv = mx.nd.array([[1, 2, 3]])
+    wv = mx.nd.array([[1, 0, 0], [0, 1, 1]])
+    wv.attach_grad()
+    with mx.autograd.record():
+        out = op(xv, wv)
+    out.backward(mx.nd.array([[1, 10]]))
+    np.testing.assert_array_equal(out.asnumpy(), [[1, 5]])
+    np.testing.assert_array_equal(wv.grad.asnumpy(), [[1, 2, 3], [10, 20, 30]])
+    with pytest.raises(MXNetError, match="expected 2 inputs"):
+        op(xv)

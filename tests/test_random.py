@@ -1,0 +1,245 @@
+"""Random sampling operators and the mx.nd.random wrappers: distributions, shapes, seeding."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+from mxtorch.ops import registry
+
+N = 200_000
+
+
+def _stats(arr):
+    a = arr.asnumpy().astype(np.float64)
+    return a.mean(), a.var()
+
+
+# (wrapper, kwargs, expected mean, expected variance)
+SCALAR_CASES = [
+    ("uniform", dict(low=-1.0, high=3.0), 1.0, 16 / 12),
+    ("normal", dict(loc=2.0, scale=3.0), 2.0, 9.0),
+    ("gamma", dict(alpha=2.0, beta=3.0), 6.0, 18.0),
+    ("exponential", dict(scale=2.0), 2.0, 4.0),
+    ("poisson", dict(lam=4.0), 4.0, 4.0),
+    # MXNet: mean k(1-p)/p, variance k(1-p)/p^2 (oracle: 12.0068, 60.09)
+    ("negative_binomial", dict(k=3, p=0.2), 12.0, 60.0),
+    # MXNet: mean mu, variance mu + alpha*mu^2 (oracle: 2.985, 7.38)
+    ("generalized_negative_binomial", dict(mu=3.0, alpha=0.5), 3.0, 7.5),
+    ("generalized_negative_binomial", dict(mu=3.0, alpha=0.0), 3.0, 3.0),
+]
+
+
+@pytest.mark.parametrize("name,kw,mean,var", SCALAR_CASES)
+def test_scalar_distribution_moments(name, kw, mean, var):
+    mx.random.seed(42)
+    x = getattr(mx.nd.random, name)(shape=(N,), **kw)
+    assert x.shape == (N,) and x.dtype == np.float32
+    m, v = _stats(x)
+    assert abs(m - mean) < 5 * np.sqrt(var / N) + 1e-3
+    assert abs(v - var) / var < 0.05
+
+
+def test_randint_range_and_dtype():
+    mx.random.seed(0)
+    x = mx.nd.random.randint(-3, 5, shape=(10000,))
+    assert x.dtype == np.int32
+    a = x.asnumpy()
+    assert a.min() == -3 and a.max() == 4
+    assert mx.nd.random.randint(0, 5, shape=(2,), dtype="int64").dtype == np.int64
+    assert mx.nd.random.randint(0, 5).shape == (1,)
+    np.testing.assert_array_equal(mx.nd.random.randint(7, 7, shape=(3,)).asnumpy(), [7] * 3)
+
+
+@pytest.mark.parametrize("name,params", [
+    ("uniform", ([0.0, 10.0], [1.0, 12.0])),
+    ("normal", ([0.0, 10.0], [1.0, 2.0])),
+    ("gamma", ([1.0, 5.0], [2.0, 0.5])),
+    ("exponential", ([1.0, 0.25],)),  # wrapper takes scale = 1/lam
+    ("poisson", ([1.0, 20.0],)),
+])
+def test_sample_forms_per_element(name, params):
+    mx.random.seed(7)
+    arrs = [mx.nd.array(p) for p in params]
+    x = getattr(mx.nd.random, name)(*arrs, shape=(N // 10,))
+    assert x.shape == (2, N // 10) and x.dtype == np.float32
+    a = x.asnumpy().astype(np.float64)
+    p = [np.array(q) for q in params]
+    mean = {"uniform": lambda: (p[0] + p[1]) / 2, "normal": lambda: p[0],
+            "gamma": lambda: p[0] * p[1], "exponential": lambda: p[0],
+            "poisson": lambda: p[0]}[name]()
+    np.testing.assert_allclose(a.mean(axis=1), mean, rtol=0.03, atol=0.02)
+    if name == "uniform":
+        assert np.all((a >= p[0][:, None]) & (a < p[1][:, None]))
+
+
+def test_sample_shapes_and_dtypes():
+    # MXNet 1.9.1: output shape param.shape + shape; dtype float32 whatever the input dtype
+    low = mx.nd.array(np.zeros((2, 2)), dtype="float64")
+    high = mx.nd.array(np.ones((2, 2)), dtype="float64")
+    assert mx.nd.random.uniform(low, high).shape == (2, 2)
+    out = mx.nd.sample_uniform(low, high)
+    assert out.dtype == np.float32
+    out = mx.nd.random.uniform(low, high, shape=(3, 2), dtype="float16")
+    assert out.shape == (2, 2, 3, 2) and out.dtype == np.float16
+    assert mx.nd.random.poisson(mx.nd.array([2, 3], dtype="int32"), shape=2).shape == (2, 2)
+    nb = mx.nd.random.negative_binomial(mx.nd.array([2, 3]), mx.nd.array([0.5, 0.5]), shape=4)
+    gnb = mx.nd.random.generalized_negative_binomial(mx.nd.array([2, 3]),
+                                                     mx.nd.array([0.5, 0.0]), shape=4)
+    assert nb.shape == gnb.shape == (2, 4)
+    assert np.all(nb.asnumpy() >= 0) and np.all(gnb.asnumpy() == np.round(gnb.asnumpy()))
+    x64 = mx.nd.random.uniform(shape=(3,), dtype="float64")
+    assert x64.dtype == np.float64
+    assert mx.nd.random.normal(0, 1, 5).shape == (5,)
+    assert mx.nd.random.randn(2, 3).shape == (2, 3)
+    assert mx.nd.random.uniform().shape == (1,)
+
+
+def test_like_forms():
+    data = mx.nd.array(np.ones((2, 3)), dtype="float64")
+    x = mx.nd.random.uniform_like(data, low=5, high=6)
+    assert x.shape == (2, 3) and x.dtype == np.float64
+    assert np.all((x.asnumpy() >= 5) & (x.asnumpy() < 6))
+    p = mx.nd.random.poisson_like(mx.nd.array(np.ones(4), dtype="int32"))
+    assert p.dtype == np.int32
+    for name in ("normal", "gamma", "exponential", "negative_binomial",
+                 "generalized_negative_binomial"):
+        assert getattr(mx.nd.random, name + "_like")(data).shape == (2, 3)
+
+
+def test_seed_reproducibility():
+    def draw():
+        return [mx.nd.random.uniform(shape=(5,)).asnumpy(),
+                mx.nd.random.normal(mx.nd.array([0.0, 1.0]), mx.nd.array([1.0, 1.0]),
+                                    shape=3).asnumpy(),
+                mx.nd.random.gamma(2.0, 1.0, shape=(4,)).asnumpy(),
+                mx.nd.random.poisson(3.0, shape=(4,)).asnumpy(),
+                mx.nd.random.randint(0, 100, shape=(4,)).asnumpy(),
+                mx.nd.random.shuffle(mx.nd.array(np.arange(10))).asnumpy()]
+    mx.random.seed(128)
+    a = draw()
+    mx.random.seed(128)
+    b = draw()
+    mx.random.seed(129)
+    c = draw()
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], c[0]) and not np.array_equal(a[1], c[1])
+    mx.random.seed(5, ctx=mx.cpu())
+    d = mx.random.uniform(shape=(3,)).asnumpy()
+    mx.random.seed(5)
+    np.testing.assert_array_equal(d, mx.random.uniform(shape=(3,)).asnumpy())
+
+
+def test_multinomial():
+    probs = np.array([[0.1, 0.6, 0.3], [0.8, 0.1, 0.1]], dtype=np.float32)
+    mx.random.seed(3)
+    s = mx.nd.random.multinomial(mx.nd.array(probs), shape=(N // 10,))
+    assert s.shape == (2, N // 10) and s.dtype == np.int32
+    freq = np.stack([np.bincount(r, minlength=3) for r in s.asnumpy()]) / (N // 10)
+    np.testing.assert_allclose(freq, probs, atol=0.01)
+    # MXNet 1.9.1: no shape -> one sample per row; a 1-D input gives shape (1,)
+    assert mx.nd.random.multinomial(mx.nd.array(probs)).shape == (2,)
+    one = mx.nd.sample_multinomial(mx.nd.array([0.1, 0.9]), get_prob=True)
+    assert [o.shape for o in one] == [(1,), (1,)]
+    f = mx.nd.random.multinomial(mx.nd.array(probs), dtype="float32")
+    assert f.dtype == np.float32
+
+
+def test_multinomial_get_prob_and_gradient():
+    x = mx.nd.array([[0.2, 0.8]])
+    x.attach_grad()
+    with mx.autograd.record():
+        s, logp = mx.nd.random.multinomial(x, shape=4, get_prob=True)
+    np.testing.assert_allclose(logp.asnumpy(), np.log(np.array([0.2, 0.8])[s.asnumpy()]),
+                               rtol=1e-6)
+    logp.backward()
+    counts = np.bincount(s.asnumpy().ravel(), minlength=2)
+    # MXNet: d(log p_i)/dp_i = 1/p_i summed over the samples (oracle: [[0, 5]] for 4 x idx 1)
+    np.testing.assert_allclose(x.grad.asnumpy(), [counts / np.array([0.2, 0.8])], rtol=1e-5)
+
+
+def test_sample_gradient_is_zero():
+    a = mx.nd.array([1.0, 2.0])
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.random.normal(a, a, shape=3)
+    y.backward()
+    np.testing.assert_array_equal(a.grad.asnumpy(), [0.0, 0.0])
+
+
+def test_shuffle_is_permutation_of_rows():
+    data = np.arange(20, dtype=np.float32).reshape(10, 2)
+    mx.random.seed(11)
+    out = mx.nd.random.shuffle(mx.nd.array(data)).asnumpy()
+    assert out.shape == (10, 2)
+    assert sorted(map(tuple, out)) == sorted(map(tuple, data))
+    assert not np.array_equal(out, data)
+    ints = mx.nd.shuffle(mx.nd.array(np.arange(6), dtype="int32"))
+    assert ints.dtype == np.int32 and sorted(ints.asnumpy()) == list(range(6))
+
+
+def test_out_and_ctx():
+    out = mx.nd.array(np.zeros((2, 2)))
+    res = mx.nd.random.normal(out=out)
+    assert res is out and np.all(out.asnumpy() != 0)
+    x = mx.nd.random.uniform(shape=(2,), ctx=mx.cpu(1))
+    assert x.context == mx.cpu(1)
+
+
+def test_infer_shape_and_type():
+    op = registry.get("_random_uniform")
+    a = op.parse_attrs({"shape": (2, 3), "dtype": "float64"})
+    assert op.infer_shape(a, []) == ([], [(2, 3)])
+    assert op.infer_type(a, [])[1] == ["float64"]
+    op = registry.get("_sample_normal")
+    a = op.parse_attrs({"shape": 4})
+    assert op.infer_shape(a, [(2, 3), None]) == ([(2, 3), (2, 3)], [(2, 3, 4)])
+    assert op.infer_type(a, ["float64", "float64"])[1] == ["float32"]
+    op = registry.get("_sample_multinomial")
+    a = op.parse_attrs({"shape": (5,), "get_prob": True})
+    assert op.infer_shape(a, [(2, 3)])[1] == [(2, 5), (2, 5)]
+    assert op.infer_type(a, ["float32"])[1] == ["int32", "float32"]
+    op = registry.get("_random_randint")
+    assert op.infer_type(op.parse_attrs({"low": 0, "high": 2, "shape": 2}), [])[1] == ["int32"]
+
+
+def test_public_names():
+    # the names MXNet 1.9.1 has in mx.nd and mx.nd.random (dir() on the oracle)
+    for n in ("random_uniform", "uniform", "random_normal", "normal", "random_gamma",
+              "random_exponential", "random_poisson", "random_negative_binomial",
+              "random_generalized_negative_binomial", "random_randint", "sample_uniform",
+              "sample_normal", "sample_gamma", "sample_exponential", "sample_poisson",
+              "sample_negative_binomial", "sample_generalized_negative_binomial",
+              "sample_multinomial", "shuffle"):
+        assert callable(getattr(mx.nd, n)), n
+    for n in ("uniform", "normal", "randn", "gamma", "exponential", "poisson",
+              "negative_binomial", "generalized_negative_binomial", "multinomial",
+              "shuffle", "randint", "uniform_like", "normal_like", "gamma_like",
+              "exponential_like", "poisson_like", "negative_binomial_like",
+              "generalized_negative_binomial_like"):
+        assert callable(getattr(mx.nd.random, n)), n
+    assert mx.random.uniform is mx.nd.random.uniform
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: mx.nd.random.uniform(2, 1, shape=(2,)), "low must be less"),
+    (lambda: mx.nd.random.normal(0, -1, shape=(2,)), "scale"),
+    (lambda: mx.nd.random.gamma(-1, 1, shape=(2,)), "alpha"),
+    (lambda: mx.nd.random.poisson(-1, shape=(2,)), "non-negative"),
+    (lambda: mx.nd.random.uniform(dtype="int32"), "dtype"),
+    (lambda: mx.nd.random.randint(0, 5, dtype="float32"), "dtype"),
+    (lambda: mx.nd.random.randint(5, 0), "low must be less"),
+    (lambda: mx.nd.random.randn(), "shape"),
+    (lambda: mx.nd.random.uniform(mx.nd.array(np.zeros((2, 2))), mx.nd.array(np.ones(3))),
+     "same shape"),
+])
+def test_errors(call, match):
+    with pytest.raises(MXNetError, match=match):
+        call()
+
+
+def test_wrapper_type_errors():
+    with pytest.raises(AssertionError, match="same type"):
+        mx.nd.random.uniform(mx.nd.array([1.0, 2.0]), 3)
+    with pytest.raises(ValueError, match="NDArray or numbers"):
+        mx.nd.random.uniform("a")

@@ -1,0 +1,243 @@
+"""mx.sym: naming, composition, listing, attributes, inference, JSON both ways.
+Expected values were taken from real MXNet 1.9.1 (see the fixtures' manifest)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+from helpers import fixture_path
+
+
+def test_auto_names_and_inputs():
+    with mx.name.NameManager():
+        a = mx.sym.var("a")
+        fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")
+        bn = mx.sym.BatchNorm(fc)
+        assert fc.list_arguments() == ["a", "fc1_weight", "fc1_bias"]
+        assert fc.list_outputs() == ["fc1_output"] and fc.name == "fc1"
+        assert bn.list_arguments() == ["a", "fc1_weight", "fc1_bias", "batchnorm0_gamma",
+                                       "batchnorm0_beta"]
+        assert bn.list_auxiliary_states() == ["batchnorm0_moving_mean",
+                                              "batchnorm0_moving_var"]
+        assert bn.list_inputs() == bn.list_arguments() + bn.list_auxiliary_states()
+        assert mx.sym.exp(a).name == "exp0"
+
+
+def test_arithmetic_names_match_mxnet():
+    with mx.name.NameManager():
+        x, b = mx.sym.var("x"), mx.sym.var("b")
+        names = [(x + 1).name, (x * x).name, (x - b).name, (x / b).name, (-x).name,
+                 (x ** 2).name, (2 - x).name, (x > 1).name, (x == b).name]
+    assert names == ["_plusscalar0", "_mul0", "_minus0", "_div0", "_mulscalar0",
+                     "_powerscalar0", "_rminusscalar0", "_greater_scalar0", "_equal0"]
+
+
+def test_tojson_matches_mxnet_bytes():
+    with mx.name.NameManager():
+        a, b = mx.sym.var("a"), mx.sym.var("b")
+        c = 2 * a + b - 1
+    expected = ('{\n  "nodes": [\n    {\n      "op": "null", \n      "name": "a", \n'
+                '      "inputs": []\n    }, \n    {\n      "op": "_mul_scalar", \n'
+                '      "name": "_mulscalar0", \n      "attrs": {"scalar": "2"}, \n'
+                '      "inputs": [[0, 0, 0]]\n    }, \n    {\n      "op": "null", \n'
+                '      "name": "b", \n      "inputs": []\n    }, \n    {\n'
+                '      "op": "elemwise_add", \n      "name": "_plus0", \n'
+                '      "inputs": [[1, 0, 0], [2, 0, 0]]\n    }, \n    {\n'
+                '      "op": "_minus_scalar", \n      "name": "_minusscalar0", \n'
+                '      "attrs": {"scalar": "1"}, \n      "inputs": [[3, 0, 0]]\n    }\n'
+                '  ], \n  "arg_nodes": [0, 2], \n  "node_row_ptr": [0, 1, 2, 3, 4, 5], \n'
+                '  "heads": [[4, 0, 0]], \n  "attrs": {"mxnet_version": ["int", 10901]}\n}')
+    assert c.tojson() == expected
+
+
+def test_multi_output_indexing_and_internals():
+    a = mx.sym.var("a")
+    s = mx.sym.SliceChannel(a, num_outputs=3, name="sl")
+    assert s.list_outputs() == ["sl_output0", "sl_output1", "sl_output2"]
+    assert len(s) == 3 and s[1].list_outputs() == ["sl_output1"]
+    assert s["sl_output2"].list_outputs() == ["sl_output2"]
+    assert s.get_internals().list_outputs() == ["a", "sl_output0", "sl_output1",
+                                                "sl_output2"]
+    with pytest.raises(ValueError):
+        s["nope"]
+    with pytest.raises(IndexError):
+        s[3]
+    fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")
+    bn = mx.sym.BatchNorm(fc, name="bn")
+    assert bn.get_children().list_outputs() == ["fc1_output", "bn_gamma", "bn_beta",
+                                                "bn_moving_mean", "bn_moving_var"]
+    assert a.get_children() is None
+    g = mx.sym.Group([fc, s[0]])
+    assert g.list_outputs() == ["fc1_output", "sl_output0"] and g.name is None
+    assert repr(g) == "<Symbol group [fc1, sl]>" and repr(fc) == "<Symbol fc1>"
+
+
+def test_attributes_and_scopes():
+    with mx.AttrScope(ctx_group="dev1"):
+        x = mx.sym.var("x")
+        y = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
+    assert y.attr_dict()["fc_weight"] == {"num_hidden": "2", "__ctx_group__": "dev1",
+                                          "ctx_group": "dev1"}
+    assert x.list_attr() == {"__ctx_group__": "dev1", "ctx_group": "dev1"}
+    assert y.attr("num_hidden") == "2"
+    v = mx.sym.var("v", shape=(2, 3), lr_mult=2.0, dtype="float16")
+    assert v.attr_dict()["v"] == {"__shape__": "(2, 3)", "__lr_mult__": "2.0",
+                                  "lr_mult": "2.0", "__dtype__": "2"}
+    v._set_attr(__mine__="1")
+    assert v.attr("__mine__") == "1"
+    with pytest.raises(ValueError):
+        mx.sym.var("w", bad_attr=1)
+    with mx.name.Prefix("net_"):
+        assert mx.sym.exp(x).name.startswith("net_exp")
+
+
+def test_compose_by_call():
+    z = mx.sym.exp(mx.sym.var("q"), name="e")
+    w = z(q=mx.sym.var("r"))
+    assert w.list_arguments() == ["r"] and z.list_arguments() == ["q"]
+    w2 = z(mx.sym.var("s"))
+    assert w2.list_arguments() == ["s"]
+    net = mx.sym.FullyConnected(num_hidden=2, name="fc2")
+    assert net.list_arguments() == ["fc2_data", "fc2_weight", "fc2_bias"]
+    with pytest.raises(TypeError):
+        z(1)
+
+
+def test_infer_shape_conventions():
+    a = mx.sym.var("a")
+    fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")
+    bn = mx.sym.BatchNorm(fc, name="bn")
+    assert bn.infer_shape(a=(2, 5)) == ([(2, 5), (3, 5), (3,), (3,), (3,)], [(2, 3)],
+                                        [(3,), (3,)])
+    with pytest.warns(UserWarning):
+        assert bn.infer_shape() == (None, None, None)
+    assert bn.infer_shape_partial(fc1_weight=(3, 4)) == (
+        [(), (3, 4), (), (), ()], [()], [(), ()])
+    with pytest.raises(MXNetError, match="fc1"):
+        bn.infer_shape(a=(2, 5), fc1_weight=(4, 5))
+    assert bn.infer_shape((2, 5))[1] == [(2, 3)]
+
+
+def test_infer_type():
+    a = mx.sym.var("a")
+    fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")
+    arg, out, aux = fc.infer_type(a="float32")
+    assert arg == [np.float32] * 3 and out == [np.float32] and aux == []
+    with pytest.warns(UserWarning):
+        assert fc.infer_type() == (None, None, None)
+    arg, out, _ = fc.infer_type(a="float64")
+    assert out == [np.float64]
+
+
+def test_json_roundtrip_and_save_load(tmp_path):
+    a = mx.sym.var("data")
+    net = mx.sym.Activation(mx.sym.FullyConnected(a, num_hidden=4, name="fc"),
+                            act_type="relu", name="act")
+    net2 = mx.sym.load_json(net.tojson())
+    assert net2.tojson() == net.tojson()
+    f = tmp_path / "net-symbol.json"
+    net.save(str(f))
+    assert mx.sym.load(str(f)).list_arguments() == ["data", "fc_weight", "fc_bias"]
+    assert not [p for p in os.listdir(tmp_path) if "tmp" in p]
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(MXNetError, match="malformed"):
+        mx.sym.load_json("{not json")
+    with pytest.raises(MXNetError, match="nodes"):
+        mx.sym.load_json("[]")
+    bad = {"nodes": [{"op": "NoSuchOp", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}
+    with pytest.raises(MXNetError, match="NoSuchOp"):
+        mx.sym.load_json(json.dumps(bad))
+    bad = {"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[5, 0, 0]]}
+    with pytest.raises(MXNetError, match="outside"):
+        mx.sym.load_json(json.dumps(bad))
+    bad = {"nodes": [{"op": "null", "name": "x", "inputs": []},
+                     {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "x"},
+                      "inputs": [[0, 0, 0]]}], "heads": [[1, 0, 0]]}
+    with pytest.raises(MXNetError, match="num_hidden"):
+        mx.sym.load_json(json.dumps(bad))
+    with pytest.raises(MXNetError):
+        mx.sym.load(str(tmp_path / "missing.json"))
+
+
+def _manifest():
+    with open(fixture_path("symbol", "manifest.json")) as f:
+        return {c["file"]: c for c in json.load(f)["cases"]}
+
+
+def test_fixture_group_multi_output():
+    case = _manifest()["group_multi_output-symbol.json"]
+    s = mx.sym.load(fixture_path("symbol", case["file"]))
+    assert s.list_arguments() == case["list_arguments"]
+    assert s.list_outputs() == case["list_outputs"]
+    assert s.list_auxiliary_states() == case["list_auxiliary_states"]
+    shapes = {k: tuple(v) for k, v in case["infer_shape_inputs"].items()}
+    arg, out, aux = s.infer_shape(**shapes)
+    assert arg == [tuple(x) for x in case["arg_shapes"]]
+    assert out == [tuple(x) for x in case["out_shapes"]]
+    assert aux == [tuple(x) for x in case["aux_shapes"]]
+    assert s.attr_dict() == case["attr_dict"]
+    with open(fixture_path("symbol", case["file"])) as f:
+        assert s.tojson() == f.read()
+
+
+def test_fixture_legacy_upgrade():
+    case = _manifest()["legacy_v0.8_handmade-symbol.json"]
+    s = mx.sym.load(fixture_path("symbol", case["file"]))
+    assert s.list_arguments() == case["list_arguments"]
+    assert s.list_outputs() == case["list_outputs"]
+    assert s.list_auxiliary_states() == case["list_auxiliary_states"]
+    up = mx.sym.load(fixture_path("symbol", case["upgraded_file"]))
+    assert json.loads(s.tojson())["nodes"] == json.loads(up.tojson())["nodes"]
+
+
+def test_fixture_foreach_subgraph():
+    s = mx.sym.load(fixture_path("symbol", "foreach_subgraph-symbol.json"))
+    assert s.list_outputs() == ["_foreach0_output0", "_foreach0_output1"]
+    io = np.load(fixture_path("symbol", "foreach_subgraph_io.npz"))
+    exe = s.bind(mx.cpu(), {"x": mx.nd.array(io["x"]), "h": mx.nd.array(io["h"])})
+    out = exe.forward()
+    np.testing.assert_allclose(out[0].asnumpy(), io["out0"], rtol=1e-6)
+    np.testing.assert_allclose(out[1].asnumpy(), io["out1"], rtol=1e-6)
+    with open(fixture_path("symbol", "foreach_subgraph-symbol.json")) as f:
+        assert s.tojson() == f.read()
+
+
+def test_model_fixture_symbols_load():
+    for folder, fname in [("mlp_module", "mlp-symbol.json"),
+                          ("cnn_bn_module", "cnn_bn-symbol.json"),
+                          ("lenet_gluon", "lenet-symbol.json"),
+                          ("resnet18_v1_gluon", "resnet18_v1-symbol.json"),
+                          ("lstm_gluon", "lstm-symbol.json")]:
+        path = fixture_path("models", folder, fname)
+        s = mx.sym.load(path)
+        with open(path) as f:
+            assert s.tojson() == f.read(), fname
+
+
+def test_eval_and_copy():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    c = a * b + 1
+    out = c.eval(a=mx.nd.array([1, 2]), b=mx.nd.array([3, 4]))
+    np.testing.assert_array_equal(out[0].asnumpy(), [4, 9])
+    d = c.copy()
+    assert d.tojson() == c.tojson() and d is not c
+
+
+def test_debug_str():
+    a = mx.sym.var("a")
+    fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")
+    text = fc.debug_str()
+    assert "Op:FullyConnected, Name=fc1" in text and "num_hidden=3" in text
+    assert "arg[1]=fc1_weight(0) version=0" in text
+
+
+def test_fluent_symbol_methods():
+    a = mx.sym.var("a")
+    assert a.exp().list_outputs()[0].startswith("exp")
+    r = a.reshape((2, 3))
+    assert r.infer_shape(a=(3, 2))[1] == [(2, 3)]

