@@ -2,8 +2,8 @@
 
 MXNet records operations only inside ``record()``; outside it nothing is recorded even for
 arrays with attached gradients. mxtorch mirrors this: ``record()`` turns torch's grad mode
-on, ``pause()`` turns it off, and ``mx.nd`` runs an operator under ``no_grad`` when an
-input requires grad while nothing is being recorded. Gradients land in the NDArray's own
+on, and ``mx.nd`` (and CachedOp) run an operator under ``no_grad`` when an input requires
+grad while nothing is being recorded (including inside ``pause()``). Gradients land in the NDArray's own
 ``grad`` buffer according to its ``grad_req`` (write / add / null) through torch's
 post-accumulate hooks, so ``x.grad`` is a stable array callers can hold on to.
 """
@@ -45,7 +45,10 @@ def set_recording(is_recording: bool) -> bool:  # noqa: F811 - MXNet's signature
     """Set the recording state; return the previous one."""
     prev = _STATE.recording
     _STATE.recording = bool(is_recording)
-    torch.set_grad_enabled(bool(is_recording))
+    if is_recording:
+        # Outside recording torch's grad mode is left alone: mx.nd runs an operator under
+        # no_grad itself when an input requires grad and nothing is being recorded.
+        torch.set_grad_enabled(True)
     return prev
 
 

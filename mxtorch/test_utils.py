@@ -341,7 +341,7 @@ def _find_max_violation(a, b, rtol, atol):
     tol = atol + rtol * np.abs(b)
     violation = absdiff / (tol + 1e-20)
     loc = np.argmax(violation)
-    idx = np.unravel_index(loc, violation.shape)
+    idx = tuple(int(i) for i in np.unravel_index(loc, violation.shape))  # NumPy 1 repr
     return idx, np.max(violation)
 
 
@@ -403,7 +403,10 @@ def _mismatch_report(a, b, rtol, atol, names, equal_nan, mismatches) -> str:
 
 def _raise_mismatch(a, b, err_msg: str) -> None:
     """Raise MXNet's AssertionError (printed with few digits, as MXNet does)."""
-    with np.printoptions(threshold=4, suppress=True):
+    opts: dict = {"threshold": 4, "suppress": True}
+    if np.lib.NumpyVersion(np.__version__) >= "2.2.0":
+        opts["legacy"] = "2.1"  # NumPy 2.2 adds "shape=(...)" to summarized reprs
+    with np.printoptions(**opts):
         msg = npt.build_err_msg([a, b], err_msg=err_msg)
     raise AssertionError(msg)
 
@@ -562,3 +565,11 @@ def environment(*args: Any):
         yield
     finally:
         set_environ(snapshot)
+
+
+# Symbol helpers (check_symbolic_forward, check_numeric_gradient, ...) live in their own
+# module and are part of mx.test_utils as in MXNet.
+from .test_utils_symbol import *  # noqa: E402,F401,F403
+from .test_utils_symbol import __all__ as _symbol_all  # noqa: E402
+
+__all__ = __all__ + list(_symbol_all)

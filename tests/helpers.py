@@ -83,8 +83,8 @@ def check_op(op: str, inputs, attrs=None, expected=None, *, grad: bool | list = 
 
 
 def _check_grad(op, opdef, parsed, inputs, which, rtol, atol, train):
-    x64 = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x.copy()
-           for x in inputs]
+    x64 = [np.ascontiguousarray(x, dtype=np.float64) if np.issubdtype(x.dtype, np.floating)
+           else x.copy() for x in inputs]
     rng = np.random.RandomState(1)
 
     def run(arrs, requires=False):

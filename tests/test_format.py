@@ -136,6 +136,8 @@ def _file(records, names=()):
     (_file([struct.pack("<I", 0x12345678)]), "unknown record magic"),
     (struct.pack("<QQQ", 0x112, 0, 1 << 62), "array count"),
     (_file([_record_v2((), 0, b"")]), "empty"),
+    (_file([struct.pack("<Iii2qi2qiiiii1q", 0xF993FAC9, 1, 2, 0, 1 << 20, 2, 1 << 40, 1 << 20,
+                        1, 0, 0, 6, 1, 0)]), "too large to densify"),
 ])
 def test_malformed_blob_raises_clear_error(blob, pattern):
     with pytest.raises(MXNetError, match=pattern) as info:

@@ -231,12 +231,20 @@ def _index_array(r: _Reader, arr: np.ndarray, limit: int, what: str) -> np.ndarr
     return idx
 
 
+def _zeros(r: _Reader, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The dense buffer of a sparse record (its size is not bounded by the file size)."""
+    try:
+        return np.zeros(shape, dtype=dtype)
+    except (MemoryError, ValueError) as err:
+        raise r.fail(f"sparse array of shape {shape} is too large to densify") from err
+
+
 def _row_sparse_dense(r: _Reader, shape, data, aux) -> np.ndarray:
     """Dense view of a row_sparse array: ``dense[indices[k]] = data[k]``."""
     idx = _index_array(r, aux[0], shape[0], "row_sparse indices")
     if data.shape != (idx.size, *shape[1:]):
         raise r.fail(f"row_sparse data shape {data.shape} does not match shape {shape}")
-    dense = np.zeros(shape, dtype=data.dtype)
+    dense = _zeros(r, shape, data.dtype)
     dense[idx] = data
     return dense
 
@@ -251,7 +259,7 @@ def _csr_dense(r: _Reader, shape, data, aux) -> np.ndarray:
     if (indptr.size != rows + 1 or indices.size != data.size or indptr[0] != 0
             or indptr[-1] != data.size or np.any(np.diff(indptr) < 0)):
         raise r.fail(f"inconsistent csr indptr/indices for shape {shape}")
-    dense = np.zeros(shape, dtype=data.dtype)
+    dense = _zeros(r, shape, data.dtype)
     row_ids = np.repeat(np.arange(rows), np.diff(indptr))
     dense[row_ids, indices] = data
     return dense

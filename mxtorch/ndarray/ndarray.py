@@ -232,8 +232,8 @@ class NDArray:
     __str__ = __repr__
 
     def __reduce__(self):
-        from ..format.params import dump_record
-        return (_unpickle_ndarray, (dump_record(self.asnumpy()),))
+        # MXNet: NDArray(None) then __setstate__({'handle': bytearray(record)}).
+        return (NDArray, (None,), self.__getstate__())
 
     def __getstate__(self):
         from ..format.params import dump_record

@@ -5,8 +5,6 @@ The ``_linalg_*`` operators appear in ``mx.nd.linalg`` through their prefix and 
 """
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ..base import MXNetError
@@ -26,9 +24,9 @@ def dot_shape(lshape: tuple, rshape: tuple, ta: bool, tb: bool) -> tuple[int, tu
     ``transpose_a``, as (shape[0], prod(shape[1:])) transposed -- and ``rhs`` as
     (shape[0], prod(shape[1:])) -- or (prod(shape[:-1]), shape[-1]) transposed.
     """
-    if (len(lshape) == 1 or len(rshape) == 1) and (ta or tb) \
-            and len(lshape) == 1 and len(rshape) == 1:
-        raise MXNetError(f"Operator dot: cannot transpose vectors {lshape} X {rshape}")
+    if (len(lshape) == 1 or len(rshape) == 1) and (ta or tb):
+        raise MXNetError(f"Operator dot: cannot transpose vectors, shapes {tuple(lshape)} "
+                         f"X {tuple(rshape)}")
     if not lshape or not rshape:
         raise MXNetError(f"Operator dot: 0-d inputs are not supported: {lshape} X {rshape}")
     lk, lfree = (lshape[0], lshape[1:]) if ta else (lshape[-1], lshape[:-1])
@@ -50,9 +48,6 @@ def _check_same_dtype(op: str, a: torch.Tensor, b: torch.Tensor) -> None:
 def _dot_compute(attrs, lhs, rhs):
     _check_same_dtype("dot", lhs, rhs)
     ta, tb = attrs.transpose_a, attrs.transpose_b
-    if (lhs.dim() == 1 or rhs.dim() == 1) and (ta or tb):
-        raise MXNetError(f"Operator dot: cannot transpose vectors, shapes "
-                         f"{tuple(lhs.shape)} X {tuple(rhs.shape)}")
     k, out_shape = dot_shape(tuple(lhs.shape), tuple(rhs.shape), ta, tb)
     if lhs.dim() == 2 and rhs.dim() == 2:
         return torch.matmul(lhs.t() if ta else lhs, rhs.t() if tb else rhs)
@@ -252,9 +247,12 @@ _LINALG = [
     ("slogdet", _slogdet, ("A",), [], 2, "Sign and log of the absolute determinant."),
 ]
 
-for _name, _fn, _inputs, _params, _nout, _doc in _LINALG:
-    register(OpDef(f"_linalg_{_name}", _fn, inputs=_inputs, params=_params,
-                   num_outputs=_nout, aliases=(f"linalg_{_name}",),
-                   doc=_doc + " Works on the last two axes; leading axes are batches."))
+# MXNet: det and slogdet keep hidden LU and pivot outputs (hence "output0" names).
+_HIDDEN = {"det": 2, "slogdet": 2}
 
-del math
+for _name, _fn, _inputs, _params, _nout, _doc in _LINALG:
+    _total = _nout + _HIDDEN.get(_name, 0)
+    register(OpDef(f"_linalg_{_name}", _fn, inputs=_inputs, params=_params,
+                   num_outputs=_nout, aliases=(f"linalg_{_name}",), total_outputs=_total,
+                   output_names=None if _total == 1 else [f"output{i}" for i in range(_total)],
+                   doc=_doc + " Works on the last two axes; leading axes are batches."))

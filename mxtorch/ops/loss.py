@@ -89,7 +89,8 @@ def _softmax_output_grad(attrs: Any, out: torch.Tensor, label: torch.Tensor) -> 
     lab_i = lab.to(torch.int64)
     classes = torch.arange(k, device=out.device).view(1, k, 1)
     onehot = classes == lab_i.unsqueeze(1)
-    if attrs.smooth_alpha > 0:
+    if attrs.smooth_alpha > 0 and not attrs.multi_output:
+        # MXNet 1.9.1: the multi_output backward ignores smooth_alpha.
         alpha = attrs.smooth_alpha
         target = torch.where(onehot, 1.0 - alpha, alpha / (k - 1) if k > 1 else 0.0)
         grad = out3 - target.to(out.dtype)
@@ -99,6 +100,9 @@ def _softmax_output_grad(attrs: Any, out: torch.Tensor, label: torch.Tensor) -> 
     if attrs.use_ignore:
         grad = grad * (lab_i != ignore).unsqueeze(1).to(out.dtype)
     scale = attrs.grad_scale
+    if attrs.multi_output and attrs.normalization != "valid":
+        # MXNet 1.9.1: multi_output 'null' and 'batch' also divide by the spatial size.
+        scale = scale / lab.shape[1]
     if attrs.normalization == "batch":
         grad = grad * (scale / lab.shape[0])
     elif attrs.normalization == "valid":
@@ -496,7 +500,7 @@ def _kl_sparse_reg(attrs: Any, data: torch.Tensor, moving_avg: torch.Tensor) -> 
     if data.dim() < 2 or tuple(moving_avg.shape) != (data.shape[1],):
         raise MXNetError(f"Operator IdentityAttachKLSparseReg: moving_avg shape "
                          f"{tuple(moving_avg.shape)} does not match data shape "
-                         f"{tuple(data.shape)}; expected ({data.shape[1] if data.dim() > 1 else '?'},)")
+                         f"{tuple(data.shape)}; expected (data.shape[1],) with 2-D or more data")
     if _recording(data):
         return _KLSparseRegFn.apply(data, moving_avg, attrs)
     return data.clone()

@@ -230,8 +230,10 @@ def _argsort_compute(attrs, x):
     return _stable_sort(src, dim, attrs.is_ascend)[1].to(torch_dtype(attrs.dtype))
 
 
+# MXNet: sort (and topk 'value') keep a hidden indices output, hence "output0" names.
 register(OpDef("sort", _sort_compute, fluent=True,
                params=[OptInt("axis", -1), Bool("is_ascend", True)],
+               output_names=["output0", "output1"], total_outputs=2,
                doc="Sort along an axis (the flattened array when axis is None)."))
 register(OpDef("argsort", _argsort_compute, fluent=True,
                params=[OptInt("axis", -1), Bool("is_ascend", True),
@@ -265,6 +267,9 @@ register(OpDef(
             Enum("ret_typ", ("both", "indices", "mask", "value"), "indices"),
             Bool("is_ascend", False), Enum("dtype", _INDEX_DTYPES, "float32")],
     num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
+    total_outputs=lambda a: 2 if a.ret_typ in ("both", "value") else 1,
+    output_names=lambda a: (["output0", "output1"] if a.ret_typ in ("both", "value")
+                            else ["output"]),
     doc="The top k elements along an axis: values, indices, a 0/1 mask, or both "
         "([values, indices]).\n\nParameters\n----------\ndata : NDArray\naxis : int or None"
         "\nk : int\nret_typ : {'both', 'indices', 'mask', 'value'}\nis_ascend : bool\n"

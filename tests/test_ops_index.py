@@ -1,0 +1,131 @@
+"""Indexing operators vs NumPy (values from real MXNet 1.9.1 where noted)."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+from mxtorch.ops import registry
+from helpers import check_op
+
+RNG = np.random.RandomState(0)
+W = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+X = RNG.uniform(-1, 1, (3, 4, 2)).astype(np.float32)
+
+
+def f32(*v):
+    return np.array(v, np.float32)
+
+
+def test_take():
+    # MXNet 1.9.1: default mode 'clip' (negative -> 0); float indices truncate
+    check_op("take", [W, f32(0, 2, 5, -1)], {}, [W[[0, 2, 2, 0]]], grad=[0])
+    check_op("take", [W, f32(0, 4, -1)], {"mode": "wrap"}, [W[[0, 1, 2]]], grad=[0])
+    check_op("take", [W, f32(0.7, 1.5)], {}, [W[[0, 1]]], grad=[0])
+    check_op("take", [W, f32(1, 0).reshape(1, 2)], {"axis": -1},
+             [W[:, [1, 0]].reshape(3, 1, 2)], grad=[0])
+    idx = RNG.randint(0, 4, (2, 3)).astype(np.float32)
+    check_op("take", [X, idx], {"axis": 1},
+             lambda x, i: np.take(x, i.astype(int), axis=1), grad=[0])
+    out = mx.nd.take(mx.nd.array(W, dtype="int32"), mx.nd.array([1], dtype="int32"))
+    assert out.dtype == np.int32 and out.asnumpy().tolist() == [[3, 4]]
+    with pytest.raises(MXNetError, match="take"):
+        mx.nd.take(mx.nd.array(W), mx.nd.array([0, 5]), mode="raise")
+
+
+def test_take_gradient_accumulates():
+    a = mx.nd.array(W)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.take(a, mx.nd.array([0, 0, 2, 7]))
+    y.backward()
+    np.testing.assert_allclose(a.grad.asnumpy(), [[2, 2], [0, 0], [2, 2]])  # MXNet
+
+
+def test_embedding():
+    data = f32(0, 2, 5, -1, 1.7)
+    check_op("Embedding", [data, W], {"input_dim": 3, "output_dim": 2},
+             [W[[0, 2, 2, 0, 1]]], grad=[1])
+    weight = RNG.uniform(-1, 1, (10, 4)).astype(np.float32)
+    idx = RNG.randint(0, 10, (2, 3)).astype(np.float32)
+    check_op("Embedding", [idx, weight], {"input_dim": 10, "output_dim": 4},
+             lambda i, w: w[i.astype(int)], grad=[1])
+    op = registry.get("Embedding")
+    attrs = op.parse_attrs({"input_dim": 10, "output_dim": 4})
+    assert op.infer_shape(attrs, [(2, 3), None]) == ([(2, 3), (10, 4)], [(2, 3, 4)])
+    assert op.infer_type(attrs, ["float32", None]) == (["float32", "float32"], ["float32"])
+    attrs16 = op.parse_attrs({"input_dim": 10, "output_dim": 4, "dtype": "float16"})
+    assert op.infer_type(attrs16, ["float32", None])[1] == ["float16"]
+    with pytest.raises(MXNetError, match="Embedding"):
+        mx.nd.Embedding(mx.nd.array([0]), mx.nd.array(W), input_dim=4, output_dim=2)
+
+
+def test_one_hot():
+    exp = np.full((5, 4), -1.0)
+    exp[0, 0] = exp[1, 2] = exp[4, 1] = 3
+    check_op("one_hot", [f32(0, 2, 5, -1, 1.7)],
+             {"depth": 4, "on_value": 3, "off_value": -1}, [exp], grad=False)
+    check_op("one_hot", [f32(0, 1).reshape(1, 2)], {"depth": 3},
+             [np.eye(3)[[0, 1]].reshape(1, 2, 3)], grad=False, dtype_out=np.float32)
+    assert mx.nd.one_hot(mx.nd.array([1]), 3, dtype="int32").dtype == np.int32
+
+
+def test_gather_scatter_nd():
+    d = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    idx = f32(0, 1, 2, 0).reshape(2, 2)
+    check_op("gather_nd", [d, idx], {}, [d[[0, 1], [2, 0]]], grad=[0])
+    check_op("gather_nd", [d, f32(-1, 1).reshape(2, 1)], {}, [d[[1], [1]]], grad=[0])
+    a = mx.nd.array(d)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.gather_nd(a, mx.nd.array([[0, 0], [1, 1]]))
+    y.backward()
+    np.testing.assert_allclose(a.grad.asnumpy().sum(axis=2), [[0, 8, 0], [0, 0, 0]])
+    # duplicated coordinates: the value lands once (MXNet leaves the winner unspecified)
+    out = mx.nd.scatter_nd(mx.nd.array(f32(1, 2, 3)),
+                           mx.nd.array(f32(0, 1, 1, 1, 0, 0).reshape(2, 3)), shape=(2, 2))
+    assert out.asnumpy()[0].tolist() == [0, 1] and out.asnumpy()[1, 0] in (2, 3)
+    check_op("scatter_nd", [f32(1, 2, 3), f32(0, 1, 1, 0, 1, 0).reshape(2, 3)],
+             {"shape": (2, 2)}, [[[1, 0], [3, 2]]], grad=[0])
+    with pytest.raises(MXNetError, match="gather_nd"):
+        mx.nd.gather_nd(mx.nd.array(d), mx.nd.array([1]))
+
+
+def test_batch_take():
+    check_op("batch_take", [W, f32(0, 1, 5)], {}, [[1, 4, 6]], grad=[0])
+    check_op("batch_take", [W, np.array([0, -1, 0], np.int32)], {}, [[1, 3, 5]])
+
+
+S = np.arange(1, 13, dtype=np.float32).reshape(3, 2, 2)
+
+
+def test_sequence_mask():
+    exp = S.copy()
+    exp[1:, 0] = -1
+    check_op("SequenceMask", [S, f32(1, 3)], {"use_sequence_length": True, "value": -1},
+             [exp], grad=[0])
+    exp = S.copy()
+    exp[0, 1] = exp[2, :] = 0
+    check_op("SequenceMask", [S, f32(1, 2, 0)], {"use_sequence_length": True, "axis": 1},
+             [exp], grad=[0])
+    check_op("SequenceMask", [S], {}, [S])
+    # MXNet: float lengths truncate
+    out = mx.nd.SequenceMask(mx.nd.array(S), mx.nd.array([1.7, 2.2]), use_sequence_length=True)
+    assert out.asnumpy()[:, :, 0].tolist() == [[1, 3], [0, 7], [0, 0]]
+    op = registry.get("SequenceMask")
+    assert op.input_names(op.parse_attrs({})) == ["data"]
+    on = op.parse_attrs({"use_sequence_length": True})
+    assert op.input_names(on) == ["data", "sequence_length"]
+    assert op.infer_shape(on, [(3, 2, 2), None]) == ([(3, 2, 2), (2,)], [(3, 2, 2)])
+
+
+def test_sequence_last_reverse():
+    check_op("SequenceLast", [S, f32(1, 3)], {"use_sequence_length": True},
+             [[[1, 2], [11, 12]]], grad=[0])
+    check_op("SequenceLast", [S], {}, [S[-1]])
+    check_op("SequenceLast", [S, f32(1, 2, 1)], {"use_sequence_length": True, "axis": 1},
+             [[[1, 2], [7, 8], [9, 10]]], grad=[0])
+    check_op("SequenceReverse", [S, f32(1, 2)], {"use_sequence_length": True},
+             [[[[1, 2], [7, 8]], [[5, 6], [3, 4]], [[9, 10], [11, 12]]]], grad=[0])
+    check_op("SequenceReverse", [S], {}, [S[::-1]])
+    with pytest.raises(MXNetError, match="SequenceReverse"):
+        mx.nd.SequenceReverse(mx.nd.array(S), axis=1)
