@@ -85,8 +85,6 @@ def _infer_node(n: Node, shapes: dict) -> bool:
     try:
         new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes))
     except MXNetError as err:
-        if any(not _known(s) for s in in_shapes):
-            return False  # partial information: try again when more is known
         raise MXNetError(f"Error in operator {n.name}: {err}") from None
     changed = False
     for e, s in zip(n.inputs, new_in):

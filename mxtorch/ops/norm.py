@@ -132,7 +132,8 @@ def _batch_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch
         out = F.batch_norm(x, moving_mean, moving_var, weight, beta, False, 0.0, eps)
         mean, invstd = moving_mean, torch.rsqrt(moving_var + eps)
     elif not is_train:
-        if torch.is_grad_enabled() and x.device.type != "meta":
+        if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
+                                        or beta.requires_grad):
             out = _InferenceBatchNorm.apply(x, weight, beta, moving_mean, moving_var, eps)
         else:
             out = F.batch_norm(x, moving_mean, moving_var, weight, beta, False, 0.0, eps)
@@ -147,7 +148,8 @@ def _batch_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch
     out = out.movedim(1, axis) if axis != 1 and data.dim() > 1 else out
     if not attrs.output_mean_var:
         return out
-    return out, mean.detach().to(moving_mean.dtype), invstd.detach().to(moving_var.dtype)
+    mean = mean.detach().to(moving_mean.dtype, copy=mean is moving_mean)
+    return out, mean, invstd.detach().to(moving_var.dtype)
 
 
 def _bn_infer_shape(attrs: Any, in_shapes: list):

@@ -331,3 +331,16 @@ lstm_state_clip_nan : bool, default False
 use_sequence_length : bool, default False
     Take the extra ``sequence_length`` input; steps past a sequence's length output zeros.
 """))
+
+
+# ---------------------------------------------------------------- _rnn_param_concat
+def _param_concat_compute(attrs: Any, *tensors: torch.Tensor) -> torch.Tensor:
+    """Concatenate the (flattened) RNN weights into the fused ``parameters`` vector."""
+    return torch.cat(tensors, dim=attrs.dim)
+
+
+register(OpDef(
+    "_rnn_param_concat", _param_concat_compute,
+    params=[Int("num_args"), Int("dim", 1)],
+    inputs=lambda a: [f"arg{i}" for i in range(a.num_args)], key_var_num_args="num_args",
+    doc="Concatenate RNN parameters (what Gluon's fused RNN layers export)."))

@@ -77,7 +77,7 @@ def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
     for n in input_names:
         e = slots.get(n)
         if e is None:
-            if nvar:
+            if nvar and n.startswith("arg") and n[3:].isdigit():
                 raise MXNetError(f"Operator {opdef.name}: missing input {n}")
             vattrs = dict(node_attrs)
             if n in opdef.aux and n in _AUX_INIT:

@@ -1,0 +1,212 @@
+"""Normalization operators against NumPy (and values recorded from MXNet 1.9.1)."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from helpers import check_op
+
+RNG = np.random.RandomState(0)
+
+
+def _ones(*shape):
+    return mx.nd.array(np.ones(shape, dtype=np.float32))
+
+
+def _bn_ref(x, gamma, beta, mean, var, eps, axis=1):
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    r = [a.reshape(shape) for a in (gamma, beta, mean, var)]
+    return (x - r[2]) / np.sqrt(r[3] + eps) * r[0] + r[1]
+
+
+def _bn_inputs(shape=(4, 3, 2, 2), axis=1):
+    c = shape[axis]
+    x = RNG.randn(*shape).astype(np.float32)
+    gamma = RNG.uniform(0.5, 1.5, c).astype(np.float32)
+    beta = RNG.randn(c).astype(np.float32)
+    mm = RNG.randn(c).astype(np.float32) * 0.1
+    mv = RNG.uniform(0.5, 1.5, c).astype(np.float32)
+    return [x, gamma, beta, mm, mv]
+
+
+def _batch_stats(x, axis=1):
+    red = tuple(i for i in range(x.ndim) if i != axis)
+    return x.mean(red), x.var(red)
+
+
+def test_batchnorm_inference_uses_moving_stats():
+    ins = _bn_inputs()
+    check_op("BatchNorm", ins, {"fix_gamma": False},
+             expected=lambda x, g, b, m, v: _bn_ref(x, g, b, m, v, 1e-3), grad=False)
+    # fix_gamma (default True): gamma is treated as 1
+    check_op("BatchNorm", ins, {},
+             expected=lambda x, g, b, m, v: _bn_ref(x, np.ones_like(g), b, m, v, 1e-3),
+             grad=False)
+
+
+@pytest.mark.parametrize("axis,shape", [(1, (4, 3, 2, 2)), (-1, (4, 5, 3)), (1, (6, 3))])
+def test_batchnorm_training_forward_and_grad(axis, shape):
+    ins = _bn_inputs(shape, axis % len(shape))
+    ax = axis % len(shape)
+
+    def ref(x, g, b, m, v):
+        mean, var = _batch_stats(x, ax)
+        return _bn_ref(x, g, b, mean, var, 1e-5, ax)
+    check_op("BatchNorm", ins, {"fix_gamma": False, "eps": 1e-5, "axis": axis},
+             expected=ref, train=True, rtol=1e-4, atol=1e-5)
+
+
+def test_batchnorm_moving_stats_update_on_backward():
+    x, g, b, mm, mv = _bn_inputs()
+    arrs = [mx.nd.array(a) for a in (x, g, b, mm, mv)]
+    arrs[0].attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.BatchNorm(*arrs, fix_gamma=False, momentum=0.8)
+    # MXNet: a training forward alone leaves the moving statistics untouched
+    np.testing.assert_array_equal(arrs[3].asnumpy(), mm)
+    out.backward()
+    mean, var = _batch_stats(x.astype(np.float64))
+    np.testing.assert_allclose(arrs[3].asnumpy(), mm * 0.8 + mean * 0.2, rtol=1e-5, atol=1e-6)
+    # biased variance goes into moving_var
+    np.testing.assert_allclose(arrs[4].asnumpy(), mv * 0.8 + var * 0.2, rtol=1e-5, atol=1e-6)
+
+
+def test_batchnorm_use_global_stats_and_fix_gamma_grad():
+    x, g, b, mm, mv = _bn_inputs()
+    arrs = [mx.nd.array(a) for a in (x, g, b, mm, mv)]
+    for a in arrs[:3]:
+        a.attach_grad()
+    head = RNG.randn(*x.shape).astype(np.float32)
+    with mx.autograd.record():
+        out = mx.nd.BatchNorm(*arrs, use_global_stats=True)
+    out.backward(mx.nd.array(head))
+    np.testing.assert_allclose(out.asnumpy(), _bn_ref(x, np.ones(3), b, mm, mv, 1e-3),
+                               rtol=1e-5, atol=1e-5)
+    inv = (1 / np.sqrt(mv + 1e-3)).reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(arrs[0].grad.asnumpy(), head * inv, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(arrs[1].grad.asnumpy(), np.zeros(3))
+    np.testing.assert_allclose(arrs[2].grad.asnumpy(), head.sum((0, 2, 3)), rtol=1e-5)
+    np.testing.assert_array_equal(arrs[3].asnumpy(), mm)
+
+
+def test_batchnorm_inference_grad_quirk():
+    # MXNet: inference forward + default backward uses the batch-stat gradient formula
+    x, g, b, mm, mv = _bn_inputs()
+    arrs = [mx.nd.array(a) for a in (x, g, b, mm, mv)]
+    arrs[0].attach_grad()
+    head = RNG.randn(*x.shape)
+    with mx.autograd.record(train_mode=False):
+        out = mx.nd.BatchNorm(*arrs, fix_gamma=False)
+    out.backward(mx.nd.array(head))
+    inv = (1 / np.sqrt(mv.astype(np.float64) + 1e-3)).reshape(1, -1, 1, 1)
+    xh = (x - mm.reshape(1, -1, 1, 1)) * inv
+    ax = (0, 2, 3)
+    dx = g.reshape(1, -1, 1, 1) * inv * (head - head.mean(ax, keepdims=True)
+                                         - xh * (head * xh).mean(ax, keepdims=True))
+    np.testing.assert_allclose(arrs[0].grad.asnumpy(), dx, rtol=1e-4, atol=1e-5)
+
+
+def test_batchnorm_output_mean_var_and_shapes():
+    x, g, b, mm, mv = _bn_inputs()
+    with mx.autograd.train_mode():
+        out, mean, invstd = mx.nd.BatchNorm(*[mx.nd.array(a) for a in (x, g, b, mm, mv)],
+                                            output_mean_var=True)
+    m, v = _batch_stats(x.astype(np.float64))
+    np.testing.assert_allclose(mean.asnumpy(), m, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(invstd.asnumpy(), 1 / np.sqrt(v + 1e-3), rtol=1e-5)
+    sym = mx.sym.BatchNorm(mx.sym.var("data"), name="bn", output_mean_var=True)
+    assert sym.list_outputs() == ["bn_output", "bn_mean", "bn_var"]
+    assert sym.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    args, outs, aux = sym.infer_shape(data=(2, 5, 3))
+    assert args == [(2, 5, 3), (5,), (5,)] and aux == [(5,), (5,)]
+    assert outs == [(2, 5, 3), (5,), (5,)]
+
+
+def test_batchnorm_errors():
+    x, g, b, mm, mv = _bn_inputs()
+    with pytest.raises(mx.base.MXNetError, match="BatchNorm"):
+        mx.nd.BatchNorm(*[mx.nd.array(a) for a in (x, g[:2], b, mm, mv)])
+    with pytest.raises(mx.base.MXNetError, match="BatchNorm"):
+        mx.nd.BatchNorm(*[mx.nd.array(a) for a in (x, g, b, mm, mv)], axis=4)
+
+
+def _ln_ref(x, g, b, axis, eps):
+    m = x.mean(axis, keepdims=True)
+    v = x.var(axis, keepdims=True)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return (x - m) / np.sqrt(v + eps) * g.reshape(shape) + b.reshape(shape)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layernorm(axis):
+    x = RNG.randn(2, 3, 5)
+    c = x.shape[axis]
+    ins = [x, RNG.uniform(0.5, 1.5, c), RNG.randn(c)]
+    check_op("LayerNorm", ins, {"axis": axis, "eps": 1e-3},
+             expected=lambda x, g, b: _ln_ref(x, g, b, axis, 1e-3), rtol=1e-4, atol=1e-5)
+    outs = check_op("LayerNorm", ins, {"axis": axis, "output_mean_var": True}, grad=False)
+    np.testing.assert_allclose(outs[1].asnumpy(), x.mean(axis, keepdims=True), atol=1e-6)
+    np.testing.assert_allclose(outs[2].asnumpy(), np.sqrt(x.var(axis, keepdims=True) + 1e-5),
+                               rtol=1e-5)
+
+
+def test_instancenorm():
+    x = RNG.randn(2, 3, 4, 4)
+    ins = [x, RNG.uniform(0.5, 1.5, 3), RNG.randn(3)]
+
+    def ref(x, g, b):
+        m = x.mean((2, 3), keepdims=True)
+        v = x.var((2, 3), keepdims=True)
+        return (x - m) / np.sqrt(v + 1e-3) * g.reshape(1, 3, 1, 1) + b.reshape(1, 3, 1, 1)
+    check_op("InstanceNorm", ins, {"eps": 1e-3}, expected=ref, rtol=1e-4, atol=1e-5)
+    with pytest.raises(mx.base.MXNetError, match="InstanceNorm"):
+        mx.nd.InstanceNorm(_ones(2, 3), _ones(3), _ones(3))
+
+
+def test_groupnorm_gamma_per_group():
+    x = RNG.randn(2, 4, 3, 3)
+    ins = [x, RNG.uniform(0.5, 1.5, 2), RNG.randn(2)]
+
+    def ref(x, g, b):
+        xg = x.reshape(2, 2, -1)
+        m = xg.mean(-1, keepdims=True)
+        v = xg.var(-1, keepdims=True)
+        y = (xg - m) / np.sqrt(v + 1e-5) * g.reshape(1, 2, 1) + b.reshape(1, 2, 1)
+        return y.reshape(x.shape)
+    check_op("GroupNorm", ins, {"num_groups": 2}, expected=ref, rtol=1e-4, atol=1e-5)
+    outs = check_op("GroupNorm", ins, {"num_groups": 2, "output_mean_var": True}, grad=False)
+    assert outs[1].shape == (2, 2) and outs[2].shape == (2, 2)
+    np.testing.assert_allclose(outs[2].asnumpy(),
+                               np.sqrt(x.reshape(2, 2, -1).var(-1) + 1e-5), rtol=1e-5)
+    args, _, _ = mx.sym.GroupNorm(mx.sym.var("data"), num_groups=2).infer_shape(
+        data=(2, 4, 3, 3))
+    assert args[1:] == [(2,), (2,)]
+    with pytest.raises(mx.base.MXNetError, match="GroupNorm"):
+        mx.nd.GroupNorm(mx.nd.array(x), _ones(3), _ones(3), num_groups=3)
+
+
+@pytest.mark.parametrize("mode,axes", [("instance", (1, 2, 3)), ("channel", (1,)),
+                                       ("spatial", (2, 3))])
+def test_l2normalization(mode, axes):
+    x = RNG.randn(2, 3, 2, 2)
+    check_op("L2Normalization", [x], {"mode": mode, "eps": 1e-3},
+             expected=lambda x: x / np.sqrt((x ** 2).sum(axes, keepdims=True) + 1e-3))
+
+
+def _lrn_ref(x, nsize, alpha, beta, k):
+    sq = np.pad(x ** 2, [(0, 0), (nsize // 2, (nsize - 1) // 2), (0, 0), (0, 0)])
+    win = sum(sq[:, i:i + x.shape[1]] for i in range(nsize))
+    return x / (k + alpha / nsize * win) ** beta
+
+
+def test_lrn():
+    x = RNG.randn(2, 4, 3, 3)
+    check_op("LRN", [x], {"nsize": 3, "alpha": 0.5, "beta": 0.75, "knorm": 2},
+             expected=lambda x: _lrn_ref(x, 3, 0.5, 0.75, 2), rtol=1e-5, atol=1e-6)
+    # value recorded from MXNet 1.9.1: LRN(nsize=3, alpha=0.5, beta=0.75, knorm=2)
+    ones = mx.nd.LRN(_ones(1, 3, 1, 1), nsize=3, alpha=0.5, beta=0.75, knorm=2)
+    np.testing.assert_allclose(ones.asnumpy().ravel(),
+                               [(2 + 0.5 / 3 * n) ** -0.75 for n in (2, 3, 2)], rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match="LRN"):
+        mx.nd.LRN(_ones(2, 3), nsize=3)
