@@ -1,2 +1,223 @@
-"""Creation and conversion operators: zeros, ones, full, arange, linspace, eye, cast, ..."""
+"""Creation and conversion operators: zeros, ones, full, arange, linspace, eye, cast, ...
+
+Creation operators take ``device=`` at run time (``creates=True``) and accept MXNet's
+``ctx`` string attribute so that symbol JSON carrying it parses; the device itself comes
+from the caller's context.
+"""
 from __future__ import annotations
+
+import math
+
+import torch
+
+from ..base import MXNetError, dtype_name
+from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, Shape, Str
+from .registry import OpDef, register
+from .tensor_util import torch_dtype
+
+__all__: list[str] = []
+
+
+def _device(device: torch.device | None) -> torch.device:
+    return device if device is not None else torch.device("cpu")
+
+
+def _shape(op: str, shape: tuple) -> tuple:
+    if not shape:
+        raise MXNetError(f"Operator {op}: the attribute 'shape' is required (got {shape})")
+    if any(d is None or d < 0 for d in shape):
+        raise MXNetError(f"Operator {op}: invalid shape {shape}")
+    return tuple(shape)
+
+
+def _fill_value(value: float, dtype: torch.dtype):
+    """The fill value cast the way MXNet casts it (truncation for integer dtypes)."""
+    if dtype.is_floating_point:
+        return value
+    if dtype == torch.bool:
+        return bool(value)
+    return int(value)
+
+
+def _zeros(attrs, *, device=None) -> torch.Tensor:
+    return torch.zeros(_shape("_zeros", attrs.shape), dtype=torch_dtype(attrs.dtype),
+                       device=_device(device))
+
+
+def _ones(attrs, *, device=None) -> torch.Tensor:
+    return torch.ones(_shape("_ones", attrs.shape), dtype=torch_dtype(attrs.dtype),
+                      device=_device(device))
+
+
+def _full(attrs, *, device=None) -> torch.Tensor:
+    dt = torch_dtype(attrs.dtype)
+    return torch.full(_shape("_full", attrs.shape), _fill_value(attrs.value, dt), dtype=dt,
+                      device=_device(device))
+
+
+_CREATE = [Shape("shape", ()), Str("ctx", ""), Dtype("dtype", "float32")]
+
+register(OpDef("_zeros", _zeros, params=_CREATE, inputs=(), creates=True,
+               doc="An array of zeros of the given shape and dtype."))
+register(OpDef("_ones", _ones, params=_CREATE, inputs=(), creates=True,
+               doc="An array of ones of the given shape and dtype."))
+register(OpDef("_full", _full, params=[*_CREATE, Float("value")], inputs=(), creates=True,
+               doc="An array filled with ``value``."))
+
+
+def _zeros_without_dtype(attrs, *, device=None) -> torch.Tensor:
+    # MXNet: dtype is a type flag; -1 (unknown) becomes float32 here.
+    dt = torch_dtype("float32" if attrs.dtype < 0 else dtype_name(attrs.dtype))
+    return torch.zeros(_shape("_zeros_without_dtype", attrs.shape), dtype=dt,
+                       device=_device(device))
+
+
+def _zeros_without_dtype_type(attrs, in_types):
+    return in_types, ["float32" if attrs.dtype < 0 else dtype_name(attrs.dtype)]
+
+
+register(OpDef("_zeros_without_dtype", _zeros_without_dtype, inputs=(), creates=True,
+               infer_type=_zeros_without_dtype_type,
+               params=[Shape("shape", ()), Str("ctx", ""), Int("dtype", -1)],
+               doc="An array of zeros whose dtype is a type flag (-1: float32)."))
+
+
+# ---------------------------------------------------------------------- ranges
+def _arange_len(start: float, stop: float, step: float) -> int:
+    if step == 0:
+        raise MXNetError("Operator _arange: step must not be 0")
+    if (step > 0 and start >= stop) or (step < 0 and start <= stop):
+        raise MXNetError(f"Operator _arange: Invalid range (start, stop, step) = "
+                         f"({start:g},{stop:g},{step:g})")
+    return int(math.ceil((stop - start) / step))
+
+
+def _arange(attrs, *, device=None) -> torch.Tensor:
+    """``start + i * step`` in the target dtype, each value repeated ``repeat`` times."""
+    start, stop, step = attrs.start, attrs.stop, attrs.step
+    if stop is None:
+        start, stop = 0.0, start
+    n = _arange_len(start, stop, step)
+    if attrs.repeat < 1:
+        raise MXNetError(f"Operator _arange: repeat must be positive, got {attrs.repeat}")
+    dt = torch_dtype(attrs.dtype)
+    dev = _device(device)
+    if dt.is_floating_point:
+        calc = torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+        idx = torch.arange(n, dtype=calc, device=dev)
+        out = (idx * torch.tensor(step, dtype=calc, device=dev)
+               + torch.tensor(start, dtype=calc, device=dev)).to(dt)
+    else:
+        # MXNet: start and step are cast to the integer dtype first.
+        out = (torch.arange(n, dtype=torch.int64, device=dev) * int(step) + int(start)).to(dt)
+    if attrs.repeat > 1:
+        out = out.repeat_interleave(attrs.repeat)
+    return out
+
+
+register(OpDef("_arange", _arange, inputs=(), creates=True,
+               params=[Float("start"), OptFloat("stop", None), Float("step", 1.0),
+                       Int("repeat", 1), Bool("infer_range", False), Str("ctx", ""),
+                       Dtype("dtype", "float32")],
+               doc="Evenly spaced values in [start, stop), each repeated ``repeat`` times."))
+
+
+def _linspace(attrs, *, device=None) -> torch.Tensor:
+    """``num`` values from ``start`` to ``stop`` (computed in float64, then cast)."""
+    num = attrs.num
+    if num < 0:
+        raise MXNetError(f"Operator _linspace: num must be non-negative, got {num}")
+    div = (num - 1) if attrs.endpoint else num
+    step = (attrs.stop - attrs.start) / div if div > 0 else 0.0
+    idx = torch.arange(num, dtype=torch.float64, device=_device(device))
+    return (attrs.start + idx * step).to(torch_dtype(attrs.dtype))
+
+
+register(OpDef("_linspace", _linspace, inputs=(), creates=True,
+               params=[Float("start"), Float("stop"), Int("num"), Bool("endpoint", True),
+                       Str("ctx", ""), Dtype("dtype", "float32")],
+               doc="``num`` evenly spaced values over [start, stop]."))
+
+
+def _eye(attrs, *, device=None) -> torch.Tensor:
+    """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means ``M=N``)."""
+    n = attrs.N
+    m = attrs.M if attrs.M > 0 else n
+    if n < 0:
+        raise MXNetError(f"Operator _eye: N must be non-negative, got {n}")
+    dev = _device(device)
+    rows = torch.arange(n, device=dev).unsqueeze(1)
+    cols = torch.arange(m, device=dev).unsqueeze(0)
+    return (cols - rows == attrs.k).to(torch_dtype(attrs.dtype))
+
+
+register(OpDef("_eye", _eye, inputs=(), creates=True,
+               params=[Int("N"), Int("M", 0), Int("k", 0), Str("ctx", ""),
+                       Dtype("dtype", "float32")],
+               doc="A 2-D identity-like array with ones on the k-th diagonal."))
+
+
+# ---------------------------------------------------------------------- *_like, copies
+register(OpDef("zeros_like", lambda attrs, x: torch.zeros_like(x), fluent=True,
+               aliases=("_sparse_zeros_like",), doc="Zeros with the shape and dtype of x."))
+register(OpDef("ones_like", lambda attrs, x: torch.ones_like(x), fluent=True,
+               doc="Ones with the shape and dtype of x."))
+register(OpDef("_copy", lambda attrs, x: x.clone(), aliases=("identity",),
+               doc="A copy of the input."))
+register(OpDef("_copyto", lambda attrs, x: x.clone(), doc="A copy of the input (copyto)."))
+
+
+def _shape_array(attrs, x: torch.Tensor) -> torch.Tensor:
+    return torch.tensor(list(x.shape), dtype=torch.int64, device=x.device)
+
+
+def _size_array(attrs, x: torch.Tensor) -> torch.Tensor:
+    return torch.tensor([x.numel()], dtype=torch.int64, device=x.device)
+
+
+register(OpDef("shape_array", _shape_array, fluent=True,
+               doc="The shape of the input as a 1-D int64 array."))
+register(OpDef("size_array", _size_array, fluent=True,
+               doc="The number of elements of the input as a (1,) int64 array."))
+
+
+# ---------------------------------------------------------------------- casts
+def _cast(attrs, x: torch.Tensor) -> torch.Tensor:
+    """Convert to ``dtype`` (floats to integers truncate and wrap, as in C)."""
+    return x.to(torch_dtype(attrs.dtype), copy=True)
+
+
+register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
+               doc="Cast the input to ``dtype``; the gradient is cast back."))
+
+
+def _amp_cast(attrs, x: torch.Tensor) -> torch.Tensor:
+    # MXNet: only floating-point inputs are cast; other dtypes pass through.
+    if not x.is_floating_point():
+        return x.clone()
+    return x.to(torch_dtype(attrs.dtype), copy=True)
+
+
+register(OpDef("amp_cast", _amp_cast, params=[Dtype("dtype", REQUIRED)],
+               doc="AMP cast: cast floating-point input to ``dtype``."))
+
+
+def _amp_multicast(attrs, *xs: torch.Tensor):
+    """Cast float16/float32 inputs to the widest (or narrowest) of them."""
+    if len(xs) != attrs.num_outputs:
+        raise MXNetError(f"Operator amp_multicast: num_outputs={attrs.num_outputs} but "
+                         f"{len(xs)} inputs were given")
+    amp = (torch.float16, torch.float32)
+    if attrs.cast_narrow:
+        target = torch.float16 if any(x.dtype == torch.float16 for x in xs) else torch.float32
+    else:
+        target = torch.float32 if any(x.dtype == torch.float32 for x in xs) else torch.float16
+    outs = tuple(x.to(target, copy=True) if x.dtype in amp else x.clone() for x in xs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+register(OpDef("amp_multicast", _amp_multicast,
+               params=[Int("num_outputs"), Bool("cast_narrow", False)],
+               inputs=lambda attrs: [f"data_{i}" for i in range(attrs.num_outputs)],
+               key_var_num_args="num_outputs", num_outputs=lambda attrs: attrs.num_outputs,
+               doc="AMP multicast: cast float16/float32 inputs to a common float type."))
