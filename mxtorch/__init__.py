@@ -23,6 +23,11 @@ from . import executor
 from . import operator
 from . import visualization
 from . import visualization as viz
+from . import kvstore
+from . import kvstore as kv
+from . import model
+from . import monitor
+from . import monitor as mon
 from . import test_utils
 
 nd.CachedOp = graph.CachedOp
@@ -30,4 +35,4 @@ nd.CachedOp = graph.CachedOp
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
-           "test_utils"]
+           "kvstore", "kv", "model", "monitor", "mon", "test_utils"]

@@ -15,6 +15,7 @@ from .. import autograd as _ag
 from ..base import MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
+from ..ops.registry import OpDef as _OpDef
 from ..ops.tensor_util import np_to_torch_dtype, torch_dtype, torch_to_np_dtype
 
 __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
@@ -23,11 +24,22 @@ __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from
 _STATE = _ag._STATE
 
 
+class _GradInfo:
+    """Gradient buffer, grad_req and hook state of an array with an attached gradient."""
+
+    __slots__ = ("grad", "req", "hook_tensor", "fresh")
+
+    def __init__(self):
+        self.grad = None
+        self.req = "null"
+        self.hook_tensor = None
+        self.fresh = False
+
+
 class NDArray:
     """An array on a device context, backed by a ``torch.Tensor``."""
 
-    __slots__ = ("_t", "_ctx", "_grad", "_grad_req", "_hook_tensor", "_fresh_grad",
-                 "__weakref__")
+    __slots__ = ("_t", "_ctx", "_ag", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, handle=None, ctx: Context | None = None, writable: bool = True):
@@ -37,10 +49,7 @@ class NDArray:
             raise MXNetError("NDArray wraps a torch.Tensor; use mx.nd.array() to create one")
         self._t = handle
         self._ctx = ctx if ctx is not None else context_of_device(handle.device)
-        self._grad = None
-        self._grad_req = "null"
-        self._hook_tensor = None
-        self._fresh_grad = False
+        self._ag = None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -78,7 +87,26 @@ class NDArray:
 
     @property
     def grad(self):
-        return self._grad
+        ag = self._ag
+        return None if ag is None else ag.grad
+
+    # Autograd bookkeeping lives in one optional record (most arrays never need it).
+    def _ag_get(name, default):  # noqa: N805 - descriptor factory
+        def get(self):
+            ag = self._ag
+            return default if ag is None else getattr(ag, name)
+
+        def put(self, value):
+            if self._ag is None:
+                self._ag = _GradInfo()
+            setattr(self._ag, name, value)
+        return property(get, put)
+
+    _grad = _ag_get("grad", None)
+    _grad_req = _ag_get("req", "null")
+    _hook_tensor = _ag_get("hook_tensor", None)
+    _fresh_grad = _ag_get("fresh", False)
+    del _ag_get
 
     @property
     def T(self):
@@ -245,10 +273,7 @@ class NDArray:
         t = torch.empty(0) if handle is None else _from_numpy(load_record(bytes(handle)))
         self._t = t
         self._ctx = Context("cpu", 0)
-        self._grad = None
-        self._grad_req = "null"
-        self._hook_tensor = None
-        self._fresh_grad = False
+        self._ag = None
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> "NDArray":
@@ -369,14 +394,14 @@ def _unpickle_ndarray(record: bytes) -> NDArray:
     return _wrap(_from_numpy(load_record(record)), Context("cpu", 0))
 
 
+_new = object.__new__
+
+
 def _wrap(t: torch.Tensor, ctx: Context | None) -> NDArray:
-    arr = NDArray.__new__(NDArray)
+    arr = _new(NDArray)
     arr._t = t
     arr._ctx = ctx if ctx is not None else context_of_device(t.device)
-    arr._grad = None
-    arr._grad_req = "null"
-    arr._hook_tensor = None
-    arr._fresh_grad = False
+    arr._ag = None
     return arr
 
 
@@ -409,35 +434,44 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
 
     This is the single path from ``mx.nd`` to the registry: parse attributes (cached),
     call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
+    It is the hot path of imperative code, so it is kept flat.
     """
-    opdef = _reg.get(op) if isinstance(op, str) else op
-    attrs = opdef.parse_attrs(kwargs) if kwargs or opdef.params else opdef.Attrs()
-    tensors = []
-    for x in inputs:
-        if not isinstance(x, NDArray):
-            raise MXNetError(f"Operator {opdef.name}: expected NDArray inputs, got "
-                             f"{type(x).__name__}")
-        tensors.append(x._t)
+    opdef = op if op.__class__ is _OpDef else _reg.get(op)
+    attrs = opdef.parse_attrs(kwargs) if kwargs else opdef.default_attrs()
+    try:
+        tensors = [x._t for x in inputs]
+    except AttributeError:
+        bad = next(x for x in inputs if not isinstance(x, NDArray))
+        raise MXNetError(f"Operator {opdef.name}: expected NDArray inputs, got "
+                         f"{type(bad).__name__}") from None
     if ctx is None:
         ctx = inputs[0]._ctx if inputs else current_context()
-    device = ctx.torch_device if opdef.creates else None
-    recording = _STATE.recording
+    state = _STATE
     try:
-        if not recording and any(t.requires_grad for t in tensors):
-            with torch.no_grad():
-                res = opdef.run(attrs, tensors, _STATE.training, device)
+        if not state.recording:
+            for t in tensors:
+                if t.requires_grad:
+                    with torch.no_grad():
+                        res = _run(opdef, attrs, tensors, state.training, ctx)
+                    break
+            else:
+                res = _run(opdef, attrs, tensors, state.training, ctx)
         else:
-            res = opdef.run(attrs, tensors, _STATE.training, device)
+            res = _run(opdef, attrs, tensors, state.training, ctx)
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:
         shapes = [tuple(t.shape) for t in tensors]
         raise MXNetError(f"Operator {opdef.name}: {err} (input shapes {shapes}, "
                          f"attributes {dict(kwargs)})") from None
-    if isinstance(res, torch.Tensor):
+    if res.__class__ is torch.Tensor:
         if out is not None:
             return _write_out(out, res)
-        return _wrap(res, ctx)
+        arr = _new(NDArray)
+        arr._t = res
+        arr._ctx = ctx
+        arr._ag = None
+        return arr
     outs = [_wrap(r, ctx) for r in res]
     if out is not None:
         outs_list = out if isinstance(out, (list, tuple)) else [out]
@@ -445,6 +479,12 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
             _write_out(o, r)
         return out
     return outs
+
+
+def _run(opdef, attrs, tensors, is_train, ctx):
+    if opdef.plain:
+        return opdef.compute(attrs, *tensors)
+    return opdef.run(attrs, tensors, is_train, ctx.torch_device if opdef.creates else None)
 
 
 def _write_out(out: NDArray, res: torch.Tensor) -> NDArray:

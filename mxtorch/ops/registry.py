@@ -84,6 +84,7 @@ class OpDef:
         self.param_order = list(self.params)
         self._attr_cache: dict = {}
         self.static_inputs = None if callable(inputs) else list(inputs)
+        self._default_attrs = None
 
     # ------------------------------------------------------------------ attributes
     def parse_attrs(self, kwargs: dict) -> Any:
@@ -124,6 +125,18 @@ class OpDef:
         if key is not None and len(self._attr_cache) < 4096:
             self._attr_cache[key] = attrs
         return attrs
+
+    def default_attrs(self) -> Any:
+        """Attributes with every default (cached; raises if one is required)."""
+        attrs = self._default_attrs
+        if attrs is None:
+            attrs = self._default_attrs = self.parse_attrs({})
+        return attrs
+
+    @property
+    def plain(self) -> bool:
+        """True when the compute takes no runtime keywords."""
+        return not (self.train_aware or self.creates or self.takes_subgraphs)
 
     @staticmethod
     def attrs_to_strings(kwargs: dict) -> dict[str, str]:
