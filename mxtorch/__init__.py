@@ -23,6 +23,10 @@ from . import executor
 from . import operator
 from . import visualization
 from . import visualization as viz
+from . import registry
+from . import lr_scheduler
+from . import optimizer
+from .optimizer import Optimizer
 from . import kvstore
 from . import kvstore as kv
 from . import model
@@ -35,4 +39,4 @@ nd.CachedOp = graph.CachedOp
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
-           "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "registry", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]

@@ -1,0 +1,472 @@
+"""mx.optimizer and the update operators vs NumPy versions of MXNet 1.9.1's formulas.
+
+The NumPy references below transcribe MXNet's kernels and optimizer code (checked
+against real MXNet 1.9.1 while writing them, including its quirks).
+"""
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+import mxtorch.lr_scheduler as lr_scheduler
+import mxtorch.optimizer as opt
+from mxtorch.base import MXNetError
+
+RS = np.random.RandomState(7)
+W0 = [RS.randn(2, 3).astype(np.float32), RS.randn(4).astype(np.float32)]
+GRADS = [[RS.randn(*w.shape).astype(np.float32) for w in W0] for _ in range(3)]
+LR, WD, RESCALE = 0.1, 0.02, 0.7
+
+
+def _clip(g, c):
+    return np.clip(g, -c, c) if c is not None else g
+
+
+# ---------------------------------------------------------------------------- references
+def _ref_sgd(w, gs, lr, wd, kw, st):
+    m = kw.get("momentum", 0.0)
+    mom = st.setdefault("mom", np.zeros_like(w))
+    for g in gs:
+        g = _clip(RESCALE * g, kw.get("clip_gradient"))
+        mom[:] = m * mom - lr * wd * w - lr * g
+        w = w + mom
+    return w
+
+
+def _ref_nag(w, gs, lr, wd, kw, st):
+    m = kw["momentum"]
+    mom = np.zeros_like(w)
+    for g in gs:
+        g0 = _clip(RESCALE * g, kw.get("clip_gradient"))
+        gw = g0 + wd * w
+        new_mom = m * mom - lr * gw
+        w_new = w + m * new_mom - lr * gw
+        # MXNet quirk: momentum recomputed from the updated weight (out aliases weight).
+        mom = m * mom - lr * (g0 + wd * w_new)
+        w = w_new
+    return w
+
+
+def _ref_signum(w, gs, lr, wd, kw, st):
+    m, wd_lh = 0.9, kw.get("wd_lh", 0.0)
+    mom = np.zeros_like(w)
+    for g in gs:
+        mom = m * mom - (1 - m) * (wd * w + RESCALE * g)
+        w = (1 - lr * wd_lh) * w + lr * np.sign(mom)
+    return w
+
+
+def _ref_adam(w, gs, lr, wd, kw, st):
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    mean, var = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        g = _clip(RESCALE * g + wd * w, kw.get("clip_gradient"))
+        mean = b1 * mean + (1 - b1) * g
+        var = b2 * var + (1 - b2) * g * g
+        lr_t = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        w = w - lr_t * mean / (np.sqrt(var) + eps)
+    return w
+
+
+def _ref_adagrad(w, gs, lr, wd, kw, st):
+    hist = np.zeros_like(w)
+    for g in gs:
+        g = _clip(RESCALE * g, kw.get("clip_gradient"))
+        hist += g * g
+        w = w - lr * (g / np.sqrt(hist + 1e-7) + wd * w)
+    return w
+
+
+def _ref_rmsprop(w, gs, lr, wd, kw, st):
+    g1, g2, eps = 0.9, 0.9, 1e-8
+    n, gavg, delta = np.zeros_like(w), np.zeros_like(w), np.zeros_like(w)
+    for g in gs:
+        g = _clip(RESCALE * g + wd * w, kw.get("clip_gradient"))
+        n = g1 * n + (1 - g1) * g * g
+        if kw.get("centered"):
+            gavg = g1 * gavg + (1 - g1) * g
+            delta = g2 * delta - lr * g / np.sqrt(n - gavg * gavg + eps)
+            w = w + delta
+        else:
+            w = w - lr * g / np.sqrt(n + eps)
+        if kw.get("clip_weights"):
+            w = np.clip(w, -kw["clip_weights"], kw["clip_weights"])
+    return w
+
+
+def _ref_adadelta(w, gs, lr, wd, kw, st):
+    rho, eps = 0.9, 1e-5
+    acc_g, acc_d = np.zeros_like(w), np.zeros_like(w)
+    for g in gs:
+        g = RESCALE * g
+        acc_g = rho * acc_g + (1 - rho) * g * g
+        d = np.sqrt(acc_d + eps) / np.sqrt(acc_g + eps) * g
+        acc_d = rho * acc_d + (1 - rho) * d * d
+        w = w - (d + wd * w)
+    return w
+
+
+def _ref_ftrl(w, gs, lr, wd, kw, st):
+    lamda1, beta = 0.01, 1.0
+    z, n = np.zeros_like(w), np.zeros_like(w)
+    for g in gs:
+        g = RESCALE * g
+        z += g - (np.sqrt(n + g * g) - np.sqrt(n)) * w / lr
+        n += g * g
+        w = (np.sign(z) * lamda1 - z) / ((beta + np.sqrt(n)) / lr + wd) * (np.abs(z) > lamda1)
+    return w
+
+
+def _ref_adamax(w, gs, lr, wd, kw, st):
+    b1, b2 = 0.9, 0.999
+    m, u = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        g = _clip(RESCALE * g + wd * w, kw.get("clip_gradient"))
+        m = b1 * m + (1 - b1) * g
+        u = np.maximum(b2 * u, np.abs(g))
+        w = w - lr / (1 - b1 ** t) * m / u
+    return w
+
+
+def _ref_nadam(w, gs, lr, wd, kw, st):
+    b1, b2, eps, sd = 0.9, 0.999, 1e-8, 0.004
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        g = RESCALE * g + wd * w
+        mom_t = b1 * (1 - 0.5 * 0.96 ** (t * sd))
+        mom_t1 = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * sd))
+        st["sched"] = st.get("sched", 1.0) * mom_t
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        m_bar = (1 - mom_t) * g / (1 - st["sched"]) + mom_t1 * m / (1 - st["sched"] * mom_t1)
+        w = w - lr * m_bar / (np.sqrt(v / (1 - b2 ** t)) + eps)
+    return w
+
+
+def _ref_ftml(w, gs, lr, wd, kw, st):
+    b1, b2, eps = 0.6, 0.999, 1e-8
+    d, v, z = np.zeros_like(w), np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        g = _clip(RESCALE * g + wd * w, kw.get("clip_gradient"))
+        v = b2 * v + (1 - b2) * g * g
+        d_t = (1 - b1 ** t) / lr * (np.sqrt(v / (1 - b2 ** t)) + eps)
+        z = b1 * z + (1 - b1) * g - (d_t - b1 * d) * w
+        d = d_t
+        w = -z / d_t
+    return w
+
+
+def _ref_lamb(w, gs, lr, wd, kw, st):
+    b1, b2, eps = 0.9, 0.999, 1e-6
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t, g in enumerate(gs, 1):
+        g = RESCALE * g
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        d = (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps) + wd * w
+        r1 = min(max(np.linalg.norm(w), kw["lower_bound"]), kw["upper_bound"])
+        r2 = np.linalg.norm(d)
+        w = w - (lr * r1 / r2 if r1 and r2 else lr) * d
+    return w
+
+
+def _ref_dcasgd(w, gs, lr, wd, kw, st):
+    prev, lamda = w.copy(), 0.04
+    for g in gs:
+        g = RESCALE * g
+        step = -lr * (g + wd * w + lamda * g * g * (w - prev))
+        prev = w.copy()
+        w = w + step
+    return w
+
+
+def _ref_test(w, gs, lr, wd, kw, st):
+    return w + RESCALE * sum(gs)
+
+
+def _ref_lars(w, gs, lr, wd, kw, st):
+    eta, m = kw["eta"], kw["momentum"]
+    mom = np.zeros_like(w)
+    for g in gs:
+        w_norm, g_norm = np.linalg.norm(w), np.linalg.norm(g) * RESCALE
+        lr_l = lr * eta * w_norm / (g_norm + wd * w_norm) if st["lars"] else lr
+        mom = m * mom - lr_l * wd * w - lr_l * RESCALE * g
+        w = w + mom
+    return w
+
+
+CASES = [
+    ("sgd", {"momentum": 0.9, "clip_gradient": 0.5}, _ref_sgd),
+    ("sgd", {}, _ref_sgd),
+    ("ccsgd", {"momentum": 0.5}, _ref_sgd),
+    ("nag", {"momentum": 0.8, "clip_gradient": 0.5}, _ref_nag),
+    ("signum", {"wd_lh": 0.01}, _ref_signum),
+    ("adam", {"clip_gradient": 0.5}, _ref_adam),
+    ("adagrad", {"clip_gradient": 0.5}, _ref_adagrad),
+    ("rmsprop", {"clip_weights": 2.0}, _ref_rmsprop),
+    ("rmsprop", {"centered": True, "clip_gradient": 0.5}, _ref_rmsprop),
+    ("adadelta", {}, _ref_adadelta),
+    ("ftrl", {}, _ref_ftrl),
+    ("adamax", {"clip_gradient": 0.5}, _ref_adamax),
+    ("nadam", {}, _ref_nadam),
+    ("ftml", {"clip_gradient": 0.5}, _ref_ftml),
+    ("lamb", {"lower_bound": 0.1, "upper_bound": 10.0}, _ref_lamb),
+    ("dcasgd", {}, _ref_dcasgd),
+    ("test", {}, _ref_test),
+]
+
+
+def _run(name, kw, idx2name=None, dtype=np.float32, steps=GRADS, **extra):
+    o = opt.create(name, learning_rate=LR, wd=WD, rescale_grad=RESCALE,
+                   param_idx2name=idx2name, **kw, **extra)
+    o.set_lr_mult({1: 0.5})
+    upd = opt.get_updater(o)
+    ws = [mx.nd.array(w, dtype=dtype) for w in W0]
+    for gl in steps:
+        for i, (w, g) in enumerate(zip(ws, gl)):
+            upd(i, mx.nd.array(g, dtype=dtype), w)
+    return [w.asnumpy() for w in ws], upd
+
+
+@pytest.mark.parametrize("name,kw,ref", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_optimizer_matches_formula(name, kw, ref):
+    got, _ = _run(name, kw)
+    st = {}
+    for i, w in enumerate(W0):
+        lr = LR * (0.5 if i == 1 else 1.0)
+        want = ref(w.astype(np.float64), [g[i].astype(np.float64) for g in GRADS], lr, WD, kw,
+                   st if name == "nadam" else {})
+        if name == "nadam":  # MXNet: one m_schedule shared by all indices, in call order
+            continue
+        np.testing.assert_allclose(got[i], want, rtol=2e-5, atol=2e-5, err_msg=name)
+
+
+def test_nadam_shared_schedule():
+    got, _ = _run("nadam", {}, steps=[[g[0], g[1]] for g in GRADS[:1]])
+    st = {}
+    want0 = _ref_nadam(W0[0].astype(np.float64), [GRADS[0][0]], LR, WD, {}, st)
+    np.testing.assert_allclose(got[0], want0, rtol=2e-5, atol=2e-5)
+    want1 = _ref_nadam(W0[1].astype(np.float64), [GRADS[0][1]], LR * 0.5, WD, {}, st)
+    np.testing.assert_allclose(got[1], want1, rtol=2e-5, atol=2e-5)
+
+
+def test_lars_and_idx2name_wd_mult():
+    names = {0: "fc_weight", 1: "fc_bias"}
+    got, _ = _run("lars", {"momentum": 0.9, "eta": 0.01}, idx2name=names)
+    want0 = _ref_lars(W0[0].astype(np.float64), [g[0] for g in GRADS], LR, WD,
+                      {"eta": 0.01, "momentum": 0.9}, {"lars": True})
+    # fc_bias: no LARS scaling, and wd_mult 0 (name does not end with _weight)
+    want1 = _ref_lars(W0[1].astype(np.float64), [g[1] for g in GRADS], LR * 0.5, 0.0,
+                      {"eta": 0.01, "momentum": 0.9}, {"lars": False})
+    np.testing.assert_allclose(got[0], want0, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], want1, rtol=1e-5, atol=1e-5)
+
+
+def test_group_adagrad():
+    o = opt.create("groupadagrad", learning_rate=LR, rescale_grad=RESCALE)
+    w = mx.nd.array(W0[0])
+    upd = opt.get_updater(o)
+    want, hist = W0[0].astype(np.float64), np.zeros((2, 1))
+    for gl in GRADS:
+        upd(0, mx.nd.array(gl[0]), w)
+        g = RESCALE * gl[0]
+        hist += np.mean(g * g, axis=1, keepdims=True)
+        want = want - LR * g / np.sqrt(hist + 1e-5)
+    np.testing.assert_allclose(w.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_sgld_moves_weight():
+    mx.random.seed(0)
+    got, _ = _run("sgld", {})
+    assert np.isfinite(got[0]).all() and not np.allclose(got[0], W0[0])
+
+
+@pytest.mark.parametrize("name,kw,ref", [("sgd", {"momentum": 0.9}, _ref_sgd),
+                                         ("sgd", {}, _ref_sgd),
+                                         ("adam", {}, _ref_adam)])
+def test_multi_precision_float16(name, kw, ref):
+    got, upd = _run(name, kw, dtype=np.float16, multi_precision=True)
+    for i, w in enumerate(W0):
+        w16 = w.astype(np.float16).astype(np.float64)
+        grads = [g[i].astype(np.float16).astype(np.float64) for g in GRADS]
+        want = ref(w16, grads, LR * (0.5 if i == 1 else 1.0), WD, kw, {})
+        assert got[i].dtype == np.float16
+        np.testing.assert_allclose(got[i], want.astype(np.float16), rtol=2e-3, atol=2e-3)
+    st = upd.states[0]
+    w32 = st[1] if name == "sgd" else st[0]  # SGD: (mom, w32); base class: (w32, state)
+    assert w32.dtype == np.float32
+    np.testing.assert_allclose(w32.asnumpy().astype(np.float16), got[0])
+
+
+def test_lr_mult_wd_mult_from_symbol():
+    w = mx.sym.Variable("fc_weight", lr_mult=2.0, wd_mult=0.5)
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), weight=w, num_hidden=2, no_bias=True)
+    o = opt.SGD(learning_rate=0.1, wd=0.01, sym=net, param_idx2name={0: "fc_weight"})
+    assert o._get_lr(0) == pytest.approx(0.2) and o._get_wd(0) == pytest.approx(0.005)
+    o.set_lr_mult({"fc_weight": 3.0})
+    assert o._get_lr(0) == pytest.approx(0.3)
+    o2 = opt.SGD(param_idx2name={0: "a_weight", 1: "a_bias", 2: "bn_gamma"}, wd=1.0)
+    assert [o2._get_wd(i) for i in range(3)] == [1.0, 0.0, 1.0]
+
+
+def test_states_roundtrip_continue_identically():
+    full, _ = _run("adam", {}, steps=GRADS)
+    _, upd = _run("adam", {}, steps=GRADS[:2])
+    blob = upd.get_states(dump_optimizer=True)
+    upd2 = opt.get_updater(opt.create("adam"))
+    upd2.set_states(blob)
+    assert isinstance(upd2.optimizer, opt.Adam) and upd2.optimizer.lr == LR
+    assert upd2.optimizer._index_update_count == {0: 2, 1: 2}
+    ws = [mx.nd.array(w) for w in _run("adam", {}, steps=GRADS[:2])[0]]
+    for i, w in enumerate(ws):
+        upd2(i, mx.nd.array(GRADS[2][i]), w)
+    for a, b in zip(ws, full):
+        np.testing.assert_allclose(a.asnumpy(), b, rtol=1e-6, atol=1e-7)
+    # states only (no optimizer): the updater keeps its own optimizer
+    upd3 = opt.get_updater(opt.create("sgd", momentum=0.9))
+    upd3.set_states(opt.get_updater(opt.create("sgd")).get_states())
+    assert upd3.states == {} and isinstance(upd3.optimizer, opt.SGD)
+
+
+def test_states_pickle_without_param_dict():
+    o = opt.SGD(param_dict={0: object()})
+    state = o.__getstate__()
+    assert "param_dict" not in state
+    o2 = opt.SGD.__new__(opt.SGD)
+    o2.__setstate__(state)
+    assert o2.param_dict == {}
+
+
+def test_learning_rate_and_scheduler_conflict(capsys):
+    sched = lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=1.0)
+    o = opt.SGD(learning_rate=0.3, lr_scheduler=sched)
+    assert "overwritten" in capsys.readouterr().out and sched.base_lr == 0.3
+    with pytest.raises(UserWarning):
+        o.set_learning_rate(0.1)
+    o.num_update = 5
+    assert o.learning_rate == pytest.approx(0.075)
+    o2 = opt.SGD()
+    assert o2.learning_rate == 0.01
+    o2.set_learning_rate(0.5)
+    assert o2.learning_rate == 0.5
+
+
+def test_registry_and_errors():
+    assert isinstance(opt.create("ADAM"), opt.Adam)
+    assert isinstance(opt.Optimizer.create_optimizer("RmsProp"), opt.RMSProp)
+    with pytest.raises(ValueError, match="Cannot find optimizer nope"):
+        opt.create("nope")
+    with pytest.raises(TypeError):
+        opt.create("sgd", no_such_param=1)
+
+    @opt.register
+    class MyOpt(opt.Optimizer):
+        pass
+    assert isinstance(opt.create("myopt"), MyOpt)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        opt.Optimizer.register(MyOpt)
+    assert rec and "overriding" in str(rec[0].message)
+    del opt.Optimizer.opt_registry["myopt"]
+    with pytest.raises(NotImplementedError):
+        opt.Optimizer().update(0, mx.nd.zeros(1), mx.nd.zeros(1), None)
+
+
+def test_aggregated_updater_matches_single():
+    o = opt.create("sgd", momentum=0.9, learning_rate=LR, wd=WD, rescale_grad=RESCALE)
+    upd = opt.get_updater(o)
+    ws = [mx.nd.array(w) for w in W0]
+    for gl in GRADS:
+        upd([0, 1], [mx.nd.array(g) for g in gl], ws)
+    want, _ = _run("sgd", {"momentum": 0.9})
+    np.testing.assert_allclose(ws[0].asnumpy(), want[0], rtol=1e-6)
+    assert o.num_update == 3
+
+
+# ---------------------------------------------------------------------------- operators
+def test_update_op_semantics_weight_out_and_state_inplace():
+    w, g, m = mx.nd.array([1.0, 2.0]), mx.nd.array([0.5, -0.5]), mx.nd.zeros(2)
+    r = mx.nd.sgd_mom_update(w, g, m, lr=0.1, momentum=0.9)
+    np.testing.assert_allclose(w.asnumpy(), [1.0, 2.0])  # weight unchanged without out
+    np.testing.assert_allclose(m.asnumpy(), [-0.05, 0.05])  # state mutated in place
+    np.testing.assert_allclose(r.asnumpy(), [0.95, 2.05])
+    r = mx.nd.sgd_update(w, g, lr=0.1, wd=0.1, clip_gradient=0.2, out=w)
+    assert r is w
+    np.testing.assert_allclose(w.asnumpy(), [0.99 - 0.02, 1.98 + 0.02], rtol=1e-6)
+
+
+def test_small_update_ops():
+    w, g = mx.nd.array([1.0, 2.0]), mx.nd.array([0.5, -0.5])
+    np.testing.assert_allclose(mx.nd.signsgd_update(w, g, lr=0.1, wd=0.1).asnumpy(),
+                               [0.89, 2.08], rtol=1e-6)
+    m = mx.nd.zeros(2)
+    r = mx.nd.signum_update(w, g, m, lr=0.1, momentum=0.9, wd=0.1, wd_lh=0.2)
+    np.testing.assert_allclose(r.asnumpy(), [0.88, 2.06], rtol=1e-6)
+    np.testing.assert_allclose(m.asnumpy(), [-0.06, 0.03], rtol=1e-5)
+    r = mx.nd.lamb_update_phase2(w, g, mx.nd.array([2.0]), mx.nd.array([4.0]), lr=0.1,
+                                 lower_bound=3, upper_bound=5)
+    np.testing.assert_allclose(r.asnumpy(), [0.9625, 2.0375], rtol=1e-6)
+    r = mx.nd.lamb_update_phase2(w, g, mx.nd.array([0.0]), mx.nd.array([4.0]), lr=0.1)
+    np.testing.assert_allclose(r.asnumpy(), [0.95, 2.05], rtol=1e-6)
+    lrs = mx.nd.multi_lars(mx.nd.array([0.1, 0.2, 0.3]), mx.nd.array([4.0, 0, 4]),
+                           mx.nd.array([9.0, 1, 0]), mx.nd.array([0.01, 0.02, 0.1]),
+                           eta=0.5, eps=0.1, rescale_grad=2)
+    np.testing.assert_allclose(lrs.asnumpy(), [0.1 / 6.12, 0.2, 0.3], rtol=1e-5)
+    np.testing.assert_allclose(mx.nd.multi_sum_sq(w, g, num_arrays=2).asnumpy(), [5.0, 0.5])
+    assert mx.nd.all_finite(mx.nd.array([1.0, np.inf])).asnumpy().tolist() == [0.0]
+    assert mx.nd.multi_all_finite(w, g, num_arrays=2).asnumpy().tolist() == [1.0]
+
+
+def test_mp_nag_quirk_and_mp_lamb_phase2():
+    w16 = mx.nd.array([1.0], dtype="float16")
+    m, w32 = mx.nd.array([3.0]), mx.nd.array([1.5])
+    r = mx.nd.mp_nag_mom_update(w16, mx.nd.array([2.0], dtype="float16"), m, w32,
+                                lr=0.1, momentum=0.5, wd=0.1)
+    # MXNet 1.9.1 values: momentum recomputed with the updated weight32
+    np.testing.assert_allclose(w32.asnumpy(), [1.9275], rtol=1e-6)
+    np.testing.assert_allclose(m.asnumpy(), [1.280725], rtol=1e-6)
+    assert r.dtype == np.float16
+    w32 = mx.nd.array([1.0, 2.0])
+    r = mx.nd.mp_lamb_update_phase2(mx.nd.array([1.0, 2.0], dtype="float16"),
+                                    mx.nd.array([0.5, 0.5]), mx.nd.array([2.0]),
+                                    mx.nd.array([4.0]), w32, lr=0.1)
+    np.testing.assert_allclose(r.asnumpy(), [0.975, 1.975], rtol=1e-3)
+    np.testing.assert_allclose(w32.asnumpy(), [1.0, 2.0])  # MXNet leaves weight32 alone
+
+
+def test_multi_sgd_ops_fused():
+    ws = [mx.nd.array(w) for w in W0]
+    gs = [mx.nd.array(g) for g in GRADS[0]]
+    moms = [mx.nd.zeros(w.shape) for w in W0]
+    data = [x for tup in zip(ws, gs, moms) for x in tup]
+    mx.nd.multi_sgd_mom_update(*data, lrs=(0.1, 0.2), wds=(0.01, 0.0), momentum=0.9,
+                               rescale_grad=0.5, clip_gradient=0.3, num_weights=2, out=ws)
+    for i, (lr, wd) in enumerate([(0.1, 0.01), (0.2, 0.0)]):
+        g = np.clip(0.5 * GRADS[0][i], -0.3, 0.3)
+        mom = -lr * wd * W0[i] - lr * g
+        np.testing.assert_allclose(moms[i].asnumpy(), mom, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(ws[i].asnumpy(), W0[i] + mom, rtol=1e-5, atol=1e-7)
+    w16 = [mx.nd.array(w, dtype="float16") for w in W0]
+    w32 = [mx.nd.array(w) for w in W0]
+    data = [x for tup in zip(w16, gs, w32) for x in tup]
+    mx.nd.preloaded_multi_mp_sgd_update(*data, mx.nd.array([0.1, 0.2]), mx.nd.array([0.0, 0.0]),
+                                        num_weights=2, out=w16)
+    for i, lr in enumerate([0.1, 0.2]):
+        want = W0[i] - lr * GRADS[0][i]
+        np.testing.assert_allclose(w32[i].asnumpy(), want, rtol=1e-5, atol=1e-6)
+        assert w16[i].dtype == np.float16
+
+
+def test_update_op_errors():
+    w = mx.nd.ones((2,))
+    with pytest.raises(MXNetError, match="lr"):
+        mx.nd.sgd_update(w, w)
+    with pytest.raises(MXNetError, match="sgd_update"):
+        mx.nd.sgd_update(w, w, lr=0.1, bogus=1)
+    with pytest.raises(MXNetError, match="num_weights"):
+        mx.nd.multi_sgd_update(w, w, w, lrs=(0.1,), wds=(0.0,), num_weights=2)
+    with pytest.raises(MXNetError, match="same dtype"):
+        mx.nd.multi_sum_sq(w, mx.nd.ones((2,), dtype="float16"), num_arrays=2)
