@@ -27,11 +27,22 @@ from . import registry
 from . import lr_scheduler
 from . import optimizer
 from .optimizer import Optimizer
+from . import initializer
+from . import initializer as init
+from . import metric
+from . import io
+from . import callback
 from . import kvstore
 from . import kvstore as kv
 from . import model
 from . import monitor
 from . import monitor as mon
+from . import executor_manager
+from . import module
+from . import module as mod
+from . import gluon
+from . import recordio
+from . import image
 from . import test_utils
 
 nd.CachedOp = graph.CachedOp
@@ -39,4 +50,5 @@ nd.CachedOp = graph.CachedOp
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
-           "registry", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "registry", "initializer", "init", "metric", "io", "callback",
+           "executor_manager", "module", "mod", "gluon", "recordio", "image", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]

@@ -239,3 +239,11 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return (symbol, arg_params, aux_params)
+
+
+def __getattr__(name):
+    # mx.model.FeedForward lives in feedforward.py, which imports this module.
+    if name == "FeedForward":
+        from .feedforward import FeedForward
+        return FeedForward
+    raise AttributeError(f"module 'mxtorch.model' has no attribute '{name}'")

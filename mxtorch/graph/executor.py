@@ -6,6 +6,7 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -45,11 +46,28 @@ class Executor:
         self._grad_slots = [(k, pos[n]) for k, n in enumerate(self._program.input_names)
                             if n in pos and self._grad_reqs[pos[n]] != "null"
                             and self.grad_arrays[pos[n]] is not None]
-        self.outputs: list[NDArray] = []
+        self.outputs: list[NDArray] = self._initial_outputs()
         self._out_tensors: tuple = ()
         self._leaves: list = []
         self._monitor = None
         self._monitor_all = False
+
+    def _initial_outputs(self) -> list[NDArray]:
+        """MXNet allocates the outputs at bind time: zero arrays of the inferred shapes."""
+        shapes = {n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)}
+        shapes.update((n, a.shape) for n, a in zip(self._aux_names, self.aux_arrays))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, out_shapes, _ = self._symbol.infer_shape(**shapes)
+                types = {n: a.dtype for n, a in zip(self._arg_names, self.arg_arrays)}
+                _, out_types, _ = self._symbol.infer_type(**types)
+        except MXNetError:
+            return []
+        if out_shapes is None:
+            return []
+        out_types = out_types or [np.float32] * len(out_shapes)
+        return [_zeros(s, t, self._ctx) for s, t in zip(out_shapes, out_types)]
 
     # ------------------------------------------------------------------ running
     def forward(self, is_train: bool = False, **kwargs) -> list[NDArray]:
@@ -127,7 +145,7 @@ class Executor:
 
     def _head_grads(self, out_grads):
         outs = self._out_tensors
-        if out_grads is None:
+        if out_grads is None or (isinstance(out_grads, (list, tuple)) and not out_grads):
             given = [None] * len(outs)
         elif isinstance(out_grads, NDArray):
             given = [out_grads]

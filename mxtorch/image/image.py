@@ -1,0 +1,223 @@
+"""Read, decode, resize, crop and augment images (``mx.image``), and ``ImageIter``.
+
+Decoding goes through OpenCV or Pillow (optional; see ``_codec``); resizing is the
+``_cvimresize`` operator. Images are HWC NDArrays, RGB by default.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import random
+from numbers import Number
+
+import numpy as np
+
+from .. import ndarray as nd
+from .. import recordio
+from ..base import numeric_types
+from ..io import DataBatch, DataIter
+from . import _codec
+
+__all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
+           "random_crop", "center_crop", "color_normalize", "random_size_crop", "Augmenter",
+           "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
+           "RandomSizedCropAug", "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug",
+           "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
+           "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug", "CastAug",
+           "CreateAugmenter", "ImageIter"]
+
+
+def _ensure_image_ops() -> None:
+    """Make sure the image operators are registered and visible in mx.nd / mx.sym."""
+    from ..ops import image as _ops_image  # noqa: F401  (registers the image operators)
+    if hasattr(nd.image, "to_tensor"):
+        return
+    from .. import symbol as sym
+    for mod in (nd, sym):
+        mod._register.populate(mod.__dict__, {"contrib": mod.contrib.__dict__,
+                                              "linalg": mod.linalg.__dict__,
+                                              "random": mod.random.__dict__,
+                                              "image": mod.image.__dict__},
+                               mod._internal.__dict__)
+
+
+_ensure_image_ops()
+
+
+def imread(filename, flag=1, to_rgb=True, out=None):
+    """Read and decode an image to an NDArray (HWC, uint8).
+
+    Parameters
+    ----------
+    filename : str
+        Name of the image file to be loaded.
+    flag : {0, 1}, default 1
+        1 for three channel color output. 0 for grayscale output.
+    to_rgb : bool, default True
+        True for RGB formatted output (MXNet default). False for BGR (OpenCV default).
+    out : NDArray, optional
+        Output buffer.
+    """
+    if not os.path.isfile(filename):
+        from ..base import MXNetError
+        raise MXNetError("Imread: Check failed: file.is_open(): Imread: '%s' couldn't open file"
+                         % filename)
+    with open(filename, "rb") as fin:
+        return imdecode(fin.read(), flag, to_rgb, out)
+
+
+def imdecode(buf, flag=1, to_rgb=1, out=None):
+    """Decode an image to an NDArray (HWC, uint8; HxWx1 when ``flag`` is 0).
+
+    Parameters
+    ----------
+    buf : bytes, bytearray, numpy.ndarray or NDArray
+        Binary image data.
+    flag : int, default 1
+        1 for three channel color output. 0 for grayscale output.
+    to_rgb : int, default 1
+        1 for RGB formatted output (MXNet default). 0 for BGR formatted output.
+    out : NDArray, optional
+        Output buffer.
+    """
+    if isinstance(buf, nd.NDArray):
+        buf = buf.asnumpy().astype(np.uint8).tobytes()
+    elif not isinstance(buf, (bytes, bytearray, np.ndarray)):
+        raise ValueError("buf must be of type bytes, bytearray or numpy.ndarray,"
+                         "if you would like to input type str, please convert to bytes")
+    elif isinstance(buf, np.ndarray):
+        buf = buf.astype(np.uint8).tobytes()
+    img = _codec.decode(bytes(buf), flag, bool(to_rgb))
+    if out is not None:
+        out[:] = nd.array(img, dtype=np.uint8)
+        return out
+    return nd.array(img, dtype=np.uint8)
+
+
+def imresize(src, w, h, interp=1, out=None):
+    """Resize image with OpenCV's interpolation methods.
+
+    Parameters
+    ----------
+    src : NDArray
+        source image (HWC)
+    w : int, required
+        Width of resized image.
+    h : int, required
+        Height of resized image.
+    interp : int, optional, default=1
+        0 nearest, 1 bilinear, 2 area, 3 bicubic, 4 Lanczos (approximated by bicubic).
+    """
+    return nd._internal._cvimresize(src, w=w, h=h, interp=interp, out=out)
+
+
+def scale_down(src_size, size):
+    """Scales down crop size if it's larger than image size.
+
+    Examples
+    --------
+    >>> scale_down((640, 480), (720, 120))
+    (640, 106)
+    """
+    w, h = size
+    sw, sh = src_size
+    if sh < h:
+        w, h = float(w * sh) / h, sh
+    if sw < w:
+        w, h = sw, float(h * sw) / w
+    return int(w), int(h)
+
+
+def _get_interp_method(interp, sizes=()):
+    """Get the interpolation method for resize functions (9: auto, 10: random)."""
+    if interp == 9:
+        if sizes:
+            assert len(sizes) == 4
+            oh, ow, nh, nw = sizes
+            if nh > oh and nw > ow:
+                return 2
+            if nh < oh and nw < ow:
+                return 3
+            return 1
+        return 2
+    if interp == 10:
+        return random.randint(0, 4)
+    if interp not in (0, 1, 2, 3, 4):
+        raise ValueError("Unknown interp method %d" % interp)
+    return interp
+
+
+def resize_short(src, size, interp=2):
+    """Resizes shorter edge to size."""
+    h, w, _ = src.shape
+    if h > w:
+        new_h, new_w = size * h // w, size
+    else:
+        new_h, new_w = size, size * w // h
+    return imresize(src, new_w, new_h, interp=_get_interp_method(interp, (h, w, new_h, new_w)))
+
+
+def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
+    """Crop src at fixed location, and (optionally) resize it to size."""
+    out = src[y0:y0 + h, x0:x0 + w]
+    if size is not None and (w, h) != size:
+        sizes = (h, w, size[1], size[0])
+        out = imresize(out, *size, interp=_get_interp_method(interp, sizes))
+    return out
+
+
+def random_crop(src, size, interp=2):
+    """Randomly crop `src` with `size` (width, height); upsample if src is smaller."""
+    h, w, _ = src.shape
+    new_w, new_h = scale_down((w, h), size)
+    x0 = random.randint(0, w - new_w)
+    y0 = random.randint(0, h - new_h)
+    out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
+    return out, (x0, y0, new_w, new_h)
+
+
+def center_crop(src, size, interp=2):
+    """Crops the image `src` to the given `size` (width, height) by trimming on all four sides."""
+    h, w, _ = src.shape
+    new_w, new_h = scale_down((w, h), size)
+    x0 = int((w - new_w) / 2)
+    y0 = int((h - new_h) / 2)
+    out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
+    return out, (x0, y0, new_w, new_h)
+
+
+def color_normalize(src, mean, std=None):
+    """Normalize src with mean and std (in place, as MXNet does)."""
+    if mean is not None:
+        src -= mean
+    if std is not None:
+        src /= std
+    return src
+
+
+def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
+    """Randomly crop src with size. Randomize area and aspect ratio."""
+    h, w, _ = src.shape
+    src_area = h * w
+    if "min_area" in kwargs:
+        area = kwargs.pop("min_area")
+    assert not kwargs, "unexpected keyword arguments for `random_size_crop`."
+    if isinstance(area, numeric_types):
+        area = (area, 1.0)
+    for _ in range(10):
+        target_area = random.uniform(area[0], area[1]) * src_area
+        log_ratio = (np.log(ratio[0]), np.log(ratio[1]))
+        new_ratio = np.exp(random.uniform(*log_ratio))
+        new_w = int(round(np.sqrt(target_area * new_ratio)))
+        new_h = int(round(np.sqrt(target_area / new_ratio)))
+        if new_w <= w and new_h <= h:
+            x0 = random.randint(0, w - new_w)
+            y0 = random.randint(0, h - new_h)
+            out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
+            return out, (x0, y0, new_w, new_h)
+    return center_crop(src, size, interp)
+
+
+from .augmenters import *  # noqa: E402,F401,F403
+from .augmenters import CreateAugmenter  # noqa: E402
+from .image_iter import ImageIter  # noqa: E402,F401

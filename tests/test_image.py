@@ -1,0 +1,174 @@
+"""mx.image, mx.io.ImageRecordIter, image datasets and vision transforms vs MXNet 1.9.1."""
+import os
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch import image, recordio
+from mxtorch.base import MXNetError
+from mxtorch.image import _codec
+from mxtorch.io.image_record import ImageRecordIter
+from mxtorch.gluon.data import vision
+from mxtorch.gluon.data.vision import transforms as T
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures_data")
+needs_codec = pytest.mark.skipif(not _codec.available(),
+                                 reason="needs Pillow or OpenCV (pip install pillow)")
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return np.load(os.path.join(FIX, "mx_expected.npz"))
+
+
+def _bytes(name):
+    return open(os.path.join(FIX, name), "rb").read()
+
+
+@needs_codec
+def test_imdecode_matches_mxnet(expected):
+    png, jpg = _bytes("img0.png"), _bytes("img3.jpg")
+    np.testing.assert_array_equal(image.imdecode(png).asnumpy(), expected["decoded0"])
+    np.testing.assert_array_equal(image.imdecode(png, to_rgb=0).asnumpy(), expected["decoded_bgr0"])
+    gray = image.imdecode(png, 0).asnumpy().astype(int)
+    assert gray.shape == (6, 8, 1)
+    assert np.abs(gray - expected["decoded_gray0"]).max() <= 1
+    assert np.abs(image.imdecode(jpg).asnumpy().astype(int) - expected["decoded3"]).max() <= 2
+    np.testing.assert_array_equal(image.imread(os.path.join(FIX, "img0.png")).asnumpy(),
+                                  expected["decoded0"])
+    with pytest.raises(ValueError, match="buf must be of type bytes"):
+        image.imdecode("not bytes")
+
+
+def test_missing_codec_error(monkeypatch):
+    monkeypatch.setattr(_codec, "_cv2", lambda: None)
+    monkeypatch.setattr(_codec, "_pil", lambda: None)
+    with pytest.raises(MXNetError, match="install Pillow"):
+        image.imdecode(b"\x89PNG")
+    with pytest.raises(MXNetError, match="install Pillow"):
+        recordio.pack_img(recordio.IRHeader(0, 1.0, 0, 0), np.zeros((2, 2, 3), np.uint8))
+
+
+@needs_codec
+def test_pack_img_roundtrip():
+    img = np.random.RandomState(0).randint(0, 256, (5, 7, 3)).astype(np.uint8)
+    s = recordio.pack_img(recordio.IRHeader(0, [1.0, 2.0], 4, 0), img, quality=3, img_fmt=".png")
+    header, out = recordio.unpack_img(s)
+    np.testing.assert_array_equal(out, img)  # BGR in, BGR out (cv2 convention)
+    np.testing.assert_array_equal(header.label, [1.0, 2.0])
+    _, decoded = recordio.unpack(s)
+    np.testing.assert_array_equal(image.imdecode(decoded).asnumpy(), img[:, :, ::-1])
+
+
+@needs_codec
+def test_image_record_iter_matches_mxnet(expected):
+    rec = os.path.join(FIX, "mx_img.rec")
+    it = ImageRecordIter(path_imgrec=rec, data_shape=(3, 6, 8), batch_size=3, mean_r=10,
+                         mean_g=20, mean_b=30, std_r=2, std_g=3, std_b=4)
+    assert it.provide_data[0].shape == (3, 3, 6, 8) and it.provide_label[0].shape == (3,)
+    for epoch in range(2):
+        batches = list(it)
+        assert len(batches) == 2
+        for j, b in enumerate(batches):
+            np.testing.assert_allclose(b.data[0].asnumpy(), expected["iter_data%d" % j],
+                                       atol=1e-4)
+            np.testing.assert_array_equal(b.label[0].asnumpy(), expected["iter_label%d" % j])
+            assert b.pad == int(expected["iter_pad%d" % j])
+        it.reset()
+    it = ImageRecordIter(path_imgrec=rec, data_shape=(3, 6, 8), batch_size=3, round_batch=False)
+    for j, b in enumerate(it):
+        real = min(3, 4 - 3 * j)  # MXNet leaves the tail of a short batch uninitialized
+        np.testing.assert_allclose(b.data[0].asnumpy()[:real],
+                                   expected["iter_nr_data%d" % j][:real])
+        np.testing.assert_array_equal(b.label[0].asnumpy(), expected["iter_nr_label%d" % j])
+        assert b.pad == int(expected["iter_nr_pad%d" % j])
+
+
+@needs_codec
+def test_image_iter_and_record_dataset(expected):
+    rec = os.path.join(FIX, "mx_img.rec")
+    it = image.ImageIter(3, (3, 6, 8), path_imgrec=rec)
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 2]
+    np.testing.assert_array_equal(batches[1].label[0].asnumpy(), [7, 1, 3])
+    np.testing.assert_array_equal(batches[0].data[0].asnumpy()[1],
+                                  expected["decoded1"].transpose(2, 0, 1))
+    ds = vision.ImageRecordDataset(rec)
+    img, label = ds[2]
+    assert label == 5.0
+    np.testing.assert_array_equal(img.asnumpy(), expected["decoded2"])
+    it = image.ImageIter(2, (3, 4, 4), path_imgrec=rec, path_imgidx=rec[:-3] + "idx",
+                         last_batch_handle="discard")
+    assert [b.data[0].shape for b in it] == [(2, 3, 4, 4), (2, 3, 4, 4)]
+
+
+@needs_codec
+def test_image_folder_dataset(tmp_path):
+    for cls in ("cat", "dog"):
+        os.makedirs(tmp_path / cls)
+        (tmp_path / cls / "a.png").write_bytes(_bytes("img0.png"))
+    (tmp_path / "dog" / "notes.txt").write_text("x")
+    with pytest.warns(UserWarning, match="Ignoring"):
+        ds = vision.ImageFolderDataset(str(tmp_path))
+    assert ds.synsets == ["cat", "dog"] and len(ds) == 2 and ds[1][1] == 1
+    assert ds[0][0].shape == (6, 8, 3)
+
+
+def test_crop_resize_helpers():
+    src = mx.nd.array(np.arange(6 * 8 * 3).reshape(6, 8, 3), dtype="uint8")
+    assert image.scale_down((640, 480), (720, 120)) == (640, 106)
+    out, box = image.center_crop(src, (4, 2))
+    assert box == (2, 2, 4, 2)
+    np.testing.assert_array_equal(out.asnumpy(), src.asnumpy()[2:4, 2:6])
+    np.testing.assert_array_equal(image.fixed_crop(src, 1, 2, 3, 2).asnumpy(),
+                                  src.asnumpy()[2:4, 1:4])
+    assert image.resize_short(src, 3).shape == (3, 4, 3)
+    up = image.imresize(src, 16, 12, interp=0).asnumpy()  # nearest doubles every pixel
+    np.testing.assert_array_equal(up[::2, ::2], src.asnumpy())
+    down = image.imresize(src.astype("float32"), 4, 3, interp=2).asnumpy()  # area = 2x2 mean
+    np.testing.assert_allclose(down, src.asnumpy().astype(np.float32)
+                               .reshape(3, 2, 4, 2, 3).mean(axis=(1, 3)))
+    f = mx.nd.ones((2, 2, 3)) * 10
+    np.testing.assert_allclose(image.color_normalize(f, mx.nd.array([1, 2, 3]),
+                                                     mx.nd.array([3, 4, 7])).asnumpy()[0, 0],
+                               [3, 2, 1])
+    augs = image.CreateAugmenter((3, 4, 4), resize=5, rand_mirror=True, mean=True, std=True)
+    assert [type(a).__name__ for a in augs] == ["ResizeAug", "CenterCropAug",
+                                                "HorizontalFlipAug", "CastAug",
+                                                "ColorNormalizeAug"]
+    x = src
+    for a in augs:
+        x = a(x)
+    assert x.shape == (4, 4, 3) and x.dtype == np.float32
+
+
+def test_transforms():
+    mx.random.seed(0)
+    x = np.random.RandomState(0).randint(0, 256, (4, 5, 3)).astype(np.uint8)
+    nx = mx.nd.array(x, dtype="uint8")
+    t = T.ToTensor()(nx)
+    np.testing.assert_allclose(t.asnumpy(), x.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    n = T.Normalize((0.5, 0.4, 0.3), (0.2, 0.1, 0.5))(t).asnumpy()
+    np.testing.assert_allclose(n, (x.transpose(2, 0, 1) / 255.0 - np.array([.5, .4, .3])[:, None,
+                               None]) / np.array([.2, .1, .5])[:, None, None], rtol=1e-5)
+    batch = T.ToTensor()(mx.nd.stack(nx, nx))
+    assert batch.shape == (2, 3, 4, 5)
+    assert T.Resize((3, 2))(nx).shape == (2, 3, 3)
+    assert T.Resize(2, keep_ratio=True)(nx).shape == (2, 2, 3)
+    assert T.CenterCrop((3, 2))(nx).shape == (2, 3, 3)
+    assert T.RandomResizedCrop(3)(nx).shape == (3, 3, 3)
+    np.testing.assert_array_equal(T.CropResize(1, 1, 2, 3)(nx).asnumpy(), x[1:4, 1:3])
+    flips = {T.RandomFlipLeftRight()(nx).asnumpy().tobytes() for _ in range(20)}
+    assert flips == {x.tobytes(), x[:, ::-1].tobytes()}
+    assert T.Cast("float16")(nx).dtype == np.float16
+    assert T.RandomBrightness(0)(nx).asnumpy().tolist() == x.tolist()
+    for blk in (T.RandomContrast(0.3), T.RandomSaturation(0.3), T.RandomHue(0.1),
+                T.RandomColorJitter(0.2, 0.2, 0.2, 0.1), T.RandomLighting(0.1)):
+        out = blk(nx)
+        assert out.shape == (4, 5, 3) and out.dtype == np.uint8
+    comp = T.Compose([T.Resize((3, 2)), T.CenterCrop(2), T.ToTensor(), T.Normalize(0.5, 0.25)])
+    out = comp(nx)
+    assert out.shape == (3, 2, 2) and out.dtype == np.float32
+    with pytest.raises(MXNetError, match="_image_to_tensor"):
+        T.ToTensor()(mx.nd.ones((3, 3)))

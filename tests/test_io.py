@@ -1,0 +1,255 @@
+"""mx.io: iterators' batches, padding, reset and shuffle, against MXNet 1.9.1's outputs."""
+import logging
+import struct
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch import io
+from mxtorch.base import MXNetError
+
+D = np.arange(10).reshape(5, 2).astype("float32")
+L = np.arange(5)
+
+
+def _epoch(it):
+    return [(b.data[0].asnumpy()[:, 0].tolist(), b.label[0].asnumpy().tolist(), b.pad, b.index)
+            for b in it]
+
+
+def test_ndarrayiter_pad():
+    it = io.NDArrayIter(D, L, batch_size=3, last_batch_handle="pad")
+    expected = [([0.0, 2.0, 4.0], [0.0, 1.0, 2.0], 0, None),
+                ([6.0, 8.0, 0.0], [3.0, 4.0, 0.0], 1, None)]
+    for _ in range(3):
+        assert _epoch(it) == expected
+        assert it.cursor == 6
+        it.reset()
+    it = io.NDArrayIter(D, L, batch_size=12)
+    assert [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it] == \
+        [([0.0, 2.0, 4.0, 6.0, 8.0, 0.0, 2.0, 4.0, 6.0, 8.0, 0.0, 2.0], 7)]
+    assert isinstance(it.provide_data[0], io.DataDesc)
+
+
+def test_ndarrayiter_discard_and_roll_over():
+    it = io.NDArrayIter(D, L, batch_size=3, last_batch_handle="discard")
+    for _ in range(3):
+        assert _epoch(it) == [([0.0, 2.0, 4.0], [0.0, 1.0, 2.0], 0, None)]
+        it.reset()
+    it = io.NDArrayIter(D, L, batch_size=3, last_batch_handle="roll_over")
+    expected = [
+        ([([0.0, 2.0, 4.0], [0.0, 1.0, 2.0], 0, None)], 3),
+        ([([6.0, 8.0, 0.0], [3.0, 4.0, 0.0], 2, None),
+          ([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], 0, None)], 4),
+        ([([8.0, 0.0, 2.0], [4.0, 0.0, 1.0], 1, None),
+          ([4.0, 6.0, 8.0], [2.0, 3.0, 4.0], 0, None)], 5),
+    ]
+    for batches, cursor in expected:
+        assert _epoch(it) == batches
+        assert it.cursor == cursor
+        it.reset()
+    it.hard_reset()
+    assert _epoch(it)[0][0] == [0.0, 2.0, 4.0]
+
+
+def test_ndarrayiter_names_and_order():
+    it = io.NDArrayIter({"b": D, "a": D}, {"z": L}, batch_size=2)
+    assert [repr(d) for d in it.provide_data] == [
+        "DataDesc[a,(2, 2),<class 'numpy.float32'>,NCHW]",
+        "DataDesc[b,(2, 2),<class 'numpy.float32'>,NCHW]"]
+    assert repr(it.provide_label[0]) == "DataDesc[z,(2,),<class 'numpy.float32'>,NCHW]"
+    it = io.NDArrayIter([D] * 11, batch_size=2)
+    assert [x.name for x in it.provide_data] == [
+        "_0_data", "_10_data", "_1_data", "_2_data", "_3_data", "_4_data", "_5_data",
+        "_6_data", "_7_data", "_8_data", "_9_data"]
+    assert it.provide_label == []
+    it = io.NDArrayIter(np.arange(6, dtype="int32"), batch_size=4)
+    b = it.next()
+    assert b.data[0].dtype == np.float32 and it.provide_data[0].shape == (4,)
+    assert b.label == [] and str(b) == "DataBatch: data shapes: [(4,)] label shapes: None"
+    it = io.NDArrayIter(mx.nd.array(np.zeros((5, 4, 3))), batch_size=2, layout="TNC")
+    assert it.provide_data[0].shape == (5, 2, 3)
+    assert it.next().data[0].shape == (5, 2, 3)
+    with pytest.raises(TypeError, match="Input must be NDArray"):
+        io.NDArrayIter("bad", batch_size=1)
+
+
+def test_ndarrayiter_shuffle_matches_mxnet():
+    np.random.seed(3)
+    it = io.NDArrayIter(D, L, batch_size=2, shuffle=True)
+    assert [b.label[0].asnumpy().tolist() for b in it] == [[3.0, 4.0], [1.0, 0.0], [2.0, 3.0]]
+    it.reset()
+    assert [b.label[0].asnumpy().tolist() for b in it] == [[4.0, 2.0], [3.0, 1.0], [0.0, 4.0]]
+    it.reset()
+    for b in it:   # data and label stay aligned
+        np.testing.assert_array_equal(b.data[0].asnumpy()[:, 0], 2 * b.label[0].asnumpy())
+
+
+def test_ndarrayiter_getters():
+    it = io.NDArrayIter(D, L, batch_size=2)
+    it.next()
+    np.testing.assert_array_equal(it.getdata()[0].asnumpy(), [[0, 1], [2, 3]])
+    assert it.getpad() == 0 and it.getindex() is None
+    assert it.iter_next() and it.iter_next() and not it.iter_next()
+
+
+def test_resize_and_prefetching():
+    r = io.ResizeIter(io.NDArrayIter(D, L, batch_size=2), 5)
+    assert [(b.label[0].asnumpy().tolist(), b.pad) for b in r] == [
+        ([0.0, 1.0], 0), ([2.0, 3.0], 0), ([4.0, 0.0], 1), ([0.0, 1.0], 0), ([2.0, 3.0], 0)]
+    assert r.batch_size == 2
+    p = io.PrefetchingIter([io.NDArrayIter(D, L, batch_size=2),
+                            io.NDArrayIter(D, L, batch_size=2, data_name="x", label_name="y")],
+                           rename_data=[{"data": "d1"}, {"x": "d2"}])
+    assert [d.name for d in p.provide_data] == ["d1", "d2"]
+    assert [d.name for d in p.provide_label] == ["softmax_label", "y"]
+    assert p.batch_size == 2
+    assert [(len(b.data), b.label[1].asnumpy().tolist(), b.pad) for b in p] == [
+        (2, [0.0, 1.0], 0), (2, [2.0, 3.0], 0), (2, [4.0, 0.0], 1)]
+    p.reset()
+    assert len(list(p)) == 3
+    single = io.PrefetchingIter(io.NDArrayIter(D, L, batch_size=5))
+    assert len(list(single)) == 1
+
+
+def test_datadesc_databatch():
+    d = io.DataDesc("x", (2, 3))
+    assert repr(d) == str(d) == "DataDesc[x,(2, 3),<class 'numpy.float32'>,NCHW]"
+    assert d == ("x", (2, 3)) and d.layout == "NCHW"
+    assert io.DataDesc.get_batch_axis("TNC") == 1 and io.DataDesc.get_batch_axis(None) == 0
+    lst = io.DataDesc.get_list([("a", (1, 2))], [("a", "int32")])
+    assert repr(lst) == "[DataDesc[a,(1, 2),int32,NCHW]]"
+    b = io.DataBatch([mx.nd.array(np.zeros((2, 3)))])
+    assert str(b) == "DataBatch: data shapes: [(2, 3)] label shapes: None"
+    with pytest.raises(AssertionError, match="Data must be list of NDArrays"):
+        io.DataBatch(mx.nd.array([1.0]))
+
+
+def _write_csv(tmp_path):
+    np.savetxt(tmp_path / "d.csv", np.arange(14).reshape(7, 2), delimiter=",", fmt="%d")
+    np.savetxt(tmp_path / "l.csv", np.arange(7), delimiter=",", fmt="%d")
+    return str(tmp_path / "d.csv"), str(tmp_path / "l.csv")
+
+
+def test_csviter_round_batch(tmp_path):
+    data, label = _write_csv(tmp_path)
+    it = io.CSVIter(data_csv=data, data_shape=(2,), label_csv=label, batch_size=3)
+    assert repr(it.provide_data) == "[DataDesc[data,(3, 2),<class 'numpy.float32'>,NCHW]]"
+    assert it.provide_label[0].shape == (3,) and it.batch_size == 3
+    seen = []
+    for _ in range(3):
+        seen.append([(b.label[0].asnumpy().tolist(), b.pad, b.index.tolist()) for b in it])
+        it.reset()
+    # MXNet: the wrapped-around samples are skipped at the start of the next epoch.
+    assert seen == [
+        [([0, 1, 2], 0, [0, 1, 2]), ([3, 4, 5], 0, [3, 4, 5]), ([6, 0, 1], 2, [6, 0, 1])],
+        [([2, 3, 4], 0, [2, 3, 4]), ([5, 6, 0], 1, [5, 6, 0])],
+        [([1, 2, 3], 0, [1, 2, 3]), ([4, 5, 6], 0, [4, 5, 6])]]
+    it = io.CSVIter(data_csv=data, data_shape=(2,), batch_size=3)
+    first = it.next()
+    np.testing.assert_array_equal(first.data[0].asnumpy(), [[0, 1], [2, 3], [4, 5]])
+    np.testing.assert_array_equal(first.label[0].asnumpy(), [0, 0, 0])
+
+
+def test_csviter_no_round_batch_and_errors(tmp_path):
+    data, label = _write_csv(tmp_path)
+    it = io.CSVIter(data_csv=data, data_shape=(2,), label_csv=label, batch_size=3,
+                    round_batch=False)
+    for _ in range(2):
+        batches = list(it)
+        it.reset()
+        last = batches[-1]
+        # MXNet: padded rows keep the previous batch's content.
+        assert last.data[0].asnumpy().tolist() == [[12, 13], [8, 9], [10, 11]]
+        assert last.label[0].asnumpy().tolist() == [6, 4, 5] and last.pad == 2
+    with pytest.raises(MXNetError, match="nofile.csv"):
+        io.CSVIter(data_csv=str(tmp_path / "nofile.csv"), data_shape=(2,), batch_size=3)
+    with pytest.raises(MXNetError, match="number of input must be bigger than batch size"):
+        io.CSVIter(data_csv=data, data_shape=(2,), batch_size=30)
+    it = io.CSVIter(data_csv=data, data_shape=(1, 2), label_csv=data, label_shape=(2,),
+                    batch_size=7)
+    assert it.provide_data[0].shape == (7, 1, 2) and it.provide_label[0].shape == (7, 2)
+    (tmp_path / "short.csv").write_text("1\n2\n")
+    with pytest.raises(MXNetError, match="has 2 rows but .*d.csv has 7"):
+        io.CSVIter(data_csv=data, data_shape=(2,), label_csv=str(tmp_path / "short.csv"),
+                   batch_size=3)
+
+
+def test_csviter_directory(tmp_path):
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "a.csv").write_text("1,2\n3,4\n")
+    (tmp_path / "dir" / "b.csv").write_text("5,6\n")
+    it = io.CSVIter(data_csv=str(tmp_path / "dir"), data_shape=(2,), batch_size=3)
+    assert it.next().data[0].asnumpy().tolist() == [[1, 2], [3, 4], [5, 6]]
+
+
+def _write_mnist(tmp_path, n=7):
+    imgs = (np.arange(n * 16) % 256).astype(np.uint8).reshape(n, 4, 4)
+    with open(tmp_path / "img", "wb") as f:
+        f.write(struct.pack(">IIII", 2051, n, 4, 4) + imgs.tobytes())
+    with open(tmp_path / "lab", "wb") as f:
+        f.write(struct.pack(">II", 2049, n) + np.arange(n, dtype=np.uint8).tobytes())
+    return str(tmp_path / "img"), str(tmp_path / "lab")
+
+
+def test_mnistiter(tmp_path, caplog):
+    img, lab = _write_mnist(tmp_path)
+    with caplog.at_level(logging.INFO):
+        it = io.MNISTIter(image=img, label=lab, batch_size=3, shuffle=False)
+    assert "MNISTIter: load 7 images, shuffle=0, shape=[3,1,4,4]" in caplog.text
+    assert it.provide_data[0].shape == (3, 1, 4, 4) and it.provide_label[0].shape == (3,)
+    for _ in range(2):
+        batches = list(it)
+        it.reset()
+        assert [b.label[0].asnumpy().tolist() for b in batches] == [[0, 1, 2], [3, 4, 5]]
+        # MXNet scales by 1/256
+        np.testing.assert_allclose(batches[0].data[0].asnumpy()[1, 0, 0, :3],
+                                   [0.0625, 0.06640625, 0.0703125])
+        assert batches[0].pad == 0 and batches[0].index.tolist() == [0, 0, 0]
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        it = io.MNISTIter(image=img, label=lab, batch_size=3, flat=True, silent=True)
+    assert caplog.text == "" and it.provide_data[0].shape == (3, 16)
+    labels = sorted(sum([b.label[0].asnumpy().tolist() for b in it], []))
+    assert len(labels) == 6 and set(labels) <= set(range(7))
+    it = io.MNISTIter(image=img, label=lab, batch_size=3, shuffle=False, num_parts=2,
+                      part_index=1)
+    assert [b.label[0].asnumpy().tolist() for b in it] == [[3, 4, 5]]
+
+
+def test_mnistiter_errors(tmp_path):
+    img, lab = _write_mnist(tmp_path)
+    with pytest.raises(MXNetError, match='Open ".*nope"'):
+        io.MNISTIter(image=str(tmp_path / "nope"), label=lab)
+    with pytest.raises(MXNetError, match="not an MNIST idx file"):
+        io.MNISTIter(image=img, label=img)
+    (tmp_path / "short").write_bytes(open(img, "rb").read()[:40])
+    with pytest.raises(MXNetError, match="truncated"):
+        io.MNISTIter(image=str(tmp_path / "short"), label=lab)
+
+
+def test_libsvmiter(tmp_path):
+    (tmp_path / "s.libsvm").write_text("1 0:1.5 3:2\n0 1:1\n2 2:3.5 0:-1\n1\n0 3:4\n")
+    (tmp_path / "sl.libsvm").write_text("0 0:1 1:2\n0 1:3\n0 0:5\n0 1:6\n0 0:7\n")
+    it = io.LibSVMIter(data_libsvm=str(tmp_path / "s.libsvm"), data_shape=(4,), batch_size=2)
+    assert it.provide_data[0].shape == (2, 4) and it.provide_label[0].shape == (2,)
+    got = []
+    for _ in range(2):
+        got.append([(b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad)
+                    for b in it])
+        it.reset()
+    assert got == [
+        [([[1.5, 0, 0, 2], [0, 1, 0, 0]], [1, 0], 0), ([[-1, 0, 3.5, 0], [0, 0, 0, 0]], [2, 1], 0),
+         ([[0, 0, 0, 4], [1.5, 0, 0, 2]], [0, 1], 1)],
+        [([[0, 1, 0, 0], [-1, 0, 3.5, 0]], [0, 2], 0), ([[0, 0, 0, 0], [0, 0, 0, 4]], [1, 0], 0)]]
+    it = io.LibSVMIter(data_libsvm=str(tmp_path / "s.libsvm"), data_shape=(4,),
+                       label_libsvm=str(tmp_path / "sl.libsvm"), label_shape=(2,), batch_size=2)
+    assert it.provide_label[0].shape == (2, 2)
+    assert [b.label[0].asnumpy().tolist() for b in it] == [
+        [[1, 2], [0, 3]], [[5, 0], [0, 6]], [[7, 0], [1, 2]]]
+    with pytest.raises(MXNetError, match="round_batch == false"):
+        io.LibSVMIter(data_libsvm=str(tmp_path / "s.libsvm"), data_shape=(4,), batch_size=2,
+                      round_batch=False)
+    with pytest.raises(MXNetError, match="out of range"):
+        io.LibSVMIter(data_libsvm=str(tmp_path / "s.libsvm"), data_shape=(3,), batch_size=2)
