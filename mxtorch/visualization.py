@@ -185,7 +185,5 @@ def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=No
                 key = src["name"] if src["op"] == "null" else src["name"] + "_output"
                 if key in shape_dict:
                     label = "x".join(str(x) for x in shape_dict[key][1:])
-            dot.edge(tail_name=node["name"], head_name=src["name"], label=label,
-                     arrowtail="open", dir="back") if not isinstance(dot, _Digraph) else \
-                dot.edge(node["name"], src["name"], label=label, arrowtail="open", dir="back")
+            dot.edge(node["name"], src["name"], label=label, arrowtail="open", dir="back")
     return dot

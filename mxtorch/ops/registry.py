@@ -110,6 +110,8 @@ class OpDef:
                 if self.allow_extra:
                     extra.append((k, attr_to_str(v)))
                     continue
+                if not self.params:
+                    continue  # MXNet: operators without parameters ignore unknown keys
                 raise MXNetError(f"Operator {self.name}: unknown attribute '{k}'. "
                                  f"Valid attributes are {sorted(self.params)}")
             values[k] = p.convert(self.name, v)
