@@ -48,3 +48,19 @@ def test_case(case):
         np.testing.assert_allclose(inputs[names.index(name)].asnumpy(), DATA[key],
                                    rtol=tol["rtol"], atol=tol["atol"],
                                    err_msg=f"{case['id']} aux {name}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_infer_shape_and_json_attrs(case):
+    """Registry invariants on every real-MXNet case: inferred output shapes equal the real
+    ones, and the attributes MXNet wrote into symbol JSON parse to the same values."""
+    from mxtorch.ops import registry
+    op = registry.get(case["op"])
+    given, json_attrs = dict(case["attrs"]), dict(case["attrs_json"])
+    if op.key_var_num_args:  # filled in by the front ends when not given
+        given.setdefault(op.key_var_num_args, len(case["inputs"]))
+        json_attrs.setdefault(op.key_var_num_args, str(len(case["inputs"])))
+    attrs = op.parse_attrs(given)
+    assert op.parse_attrs(json_attrs) == attrs
+    _, outs = op.infer_shape(attrs, [tuple(i["shape"]) for i in case["inputs"]])
+    assert [tuple(o) for o in outs] == [tuple(o["shape"]) for o in case["outputs"]]

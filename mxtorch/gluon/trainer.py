@@ -1,41 +1,12 @@
 """``gluon.Trainer``: applies an Optimizer to a set of Parameters."""
 from __future__ import annotations
 
-import os
-
-import numpy as np
-
-from .. import kvstore as kvs
 from .. import optimizer as opt
+from ..model import _create_kvstore  # MXNet: gluon shares it with Module
+from ..ndarray.utils import atomic_write
 from .parameter import Parameter, ParameterDict
 
 __all__ = ['Trainer']
-
-
-def _create_kvstore(kvstore, num_device, arg_params):
-    """Create the kvstore for ``kvstore`` (MXNet's ``model._create_kvstore``)."""
-    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', "1")))
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, kvs.KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and 'dist' not in kvstore:
-            # MXNet: no kvstore for a single device on a single machine
-            kv = None
-        else:
-            kv = kvs.create(kvstore)
-            if kvstore == 'local':
-                max_size = max(np.prod(param.shape) for param in arg_params.values())
-                if max_size > 1024 * 1024 * 16:
-                    update_on_kvstore = False
-    else:
-        raise TypeError('kvstore must be KVStore, str or None')
-    if kv is None:
-        update_on_kvstore = False
-    else:
-        update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
-    return (kv, update_on_kvstore)
 
 
 def _stale_error(param, data):
@@ -360,11 +331,7 @@ class Trainer:
                                              "parameters are not yet initialized in kvstore."
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
         else:
-            data = self._updaters[0].get_states(dump_optimizer=True)
-            tmp = '%s.tmp%d' % (fname, os.getpid())
-            with open(tmp, 'wb') as fout:
-                fout.write(data)
-            os.replace(tmp, fname)
+            atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):
         """Loads trainer states (e.g. optimizer, momentum) from a file.

@@ -97,28 +97,9 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     return fn
 
 
-def _public_name(name: str) -> tuple[str, str] | None:
-    """Registry name -> (sub-namespace, name there) for contrib/random/linalg/image ops."""
-    for prefix, ns in (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"),
-                       ("_sample_", "random"), ("_image_", "image")):
-        if name.startswith(prefix):
-            return ns, name[len(prefix):]
-    return None
-
-
 def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
     """Fill ``mx.nd`` (and its contrib/linalg/random/_internal namespaces)."""
-    for nm, opdef in _reg.all_ops().items():
-        fn = make_function(opdef, nm)
-        if nm.startswith("_"):
-            internal[nm] = fn
-            sub = _public_name(nm)
-            if sub is not None and sub[0] in namespaces:
-                namespaces[sub[0]].setdefault(sub[1], fn)
-        else:
-            module_dict.setdefault(nm, fn)
-            if nm.startswith("linalg_"):
-                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)
+    _reg.populate(make_function, module_dict, namespaces, internal)
 
 
 _FLUENT_CACHE: dict[str, Callable] = {}

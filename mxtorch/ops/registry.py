@@ -296,3 +296,35 @@ def all_ops() -> dict[str, OpDef]:
 def canonical_ops() -> dict[str, OpDef]:
     """Canonical name -> definition (one entry per operator)."""
     return dict(_CANONICAL)
+
+
+_SUB_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"),
+                   ("_sample_", "random"), ("_image_", "image"))
+
+
+def public_name(name: str) -> tuple[str, str] | None:
+    """Registry name -> (sub-namespace, name there) for contrib/linalg/random/image ops."""
+    for prefix, ns in _SUB_NAMESPACES:
+        if name.startswith(prefix):
+            return ns, name[len(prefix):]
+    return None
+
+
+def populate(make_function: Callable[[OpDef, str], Callable], module_dict: dict,
+             namespaces: dict[str, dict], internal: dict) -> None:
+    """Fill a front end (``mx.nd`` or ``mx.sym``) with one function per registered name.
+
+    Public names go to ``module_dict``; ``_x`` names to ``internal`` and, by prefix, to the
+    contrib/linalg/random/image sub-namespaces (``linalg_x`` also to ``linalg``).
+    """
+    for nm, opdef in _REGISTRY.items():
+        fn = make_function(opdef, nm)
+        if nm.startswith("_"):
+            internal[nm] = fn
+            sub = public_name(nm)
+            if sub is not None and sub[0] in namespaces:
+                namespaces[sub[0]].setdefault(sub[1], fn)
+        else:
+            module_dict.setdefault(nm, fn)
+            if nm.startswith("linalg_"):
+                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)

@@ -4,7 +4,6 @@ from types import ModuleType as _ModuleType
 from .. import ops as _ops  # noqa: F401  (registers every operator)
 from .symbol import Symbol, var, Variable, Group, load, load_json, fromjson  # noqa: F401
 from . import register as _register
-from .helpers import *  # noqa: F401,F403
 
 contrib = _ModuleType("mxtorch.symbol.contrib", "Contrib operators (mx.sym.contrib).")
 linalg = _ModuleType("mxtorch.symbol.linalg", "Linear algebra operators (mx.sym.linalg).")

@@ -100,18 +100,8 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
 
 
 def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
-    from ..ndarray.register import _public_name
-    for nm, opdef in _reg.all_ops().items():
-        fn = make_function(opdef, nm)
-        if nm.startswith("_"):
-            internal[nm] = fn
-            sub = _public_name(nm)
-            if sub is not None and sub[0] in namespaces:
-                namespaces[sub[0]].setdefault(sub[1], fn)
-        else:
-            module_dict.setdefault(nm, fn)
-            if nm.startswith("linalg_"):
-                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)
+    """Fill ``mx.sym`` (and its contrib/linalg/random/_internal namespaces)."""
+    _reg.populate(make_function, module_dict, namespaces, internal)
 
 
 def symbol_function(name: str) -> Callable | None:
