@@ -43,6 +43,9 @@ from . import module as mod
 from . import gluon
 from . import recordio
 from . import image
+from . import util
+from . import numpy
+from . import numpy as np
 from . import test_utils
 
 nd.CachedOp = graph.CachedOp
@@ -51,4 +54,4 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "recordio", "image", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "executor_manager", "module", "mod", "gluon", "recordio", "image", "util", "numpy", "np", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
