@@ -41,6 +41,7 @@ from . import executor_manager
 from . import module
 from . import module as mod
 from . import gluon
+from . import rnn
 from . import recordio
 from . import image
 from . import util
@@ -54,4 +55,4 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "recordio", "image", "util", "numpy", "np", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]

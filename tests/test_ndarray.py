@@ -163,3 +163,13 @@ def test_fluent_methods():
     np.testing.assert_array_equal(a.abs().asnumpy(), [[1, 2], [3, 4]])
     with pytest.raises(AttributeError):
         a.no_such_method()
+
+
+def test_negative_step_slices():
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = mx.nd.array(src)
+    np.testing.assert_array_equal(a[::-1].asnumpy(), src[::-1])
+    np.testing.assert_array_equal(a[:, ::-2].asnumpy(), src[:, ::-2])
+    np.testing.assert_array_equal(a[1, ::-1].asnumpy(), src[1, ::-1])
+    a[:, ::-1] = mx.nd.array(src)
+    np.testing.assert_array_equal(a.asnumpy(), src[:, ::-1])

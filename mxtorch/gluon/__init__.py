@@ -7,6 +7,7 @@ from . import nn
 from . import loss
 from . import contrib
 from . import data
+from . import rnn
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
-           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data"]
+           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data", "rnn"]

@@ -64,12 +64,45 @@ def _check_bounds(arr: NDArray, key) -> None:
         axis += 1
 
 
+def _positive_steps(shape: tuple, key) -> tuple | None:
+    """Rewrite negative-step slices as positive ones plus output axes to flip.
+
+    Returns ``(key, flip_axes)`` or ``None`` when the key has no negative step.
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in keys):
+        return None
+    if Ellipsis in keys:
+        i = keys.index(Ellipsis)
+        used = len([k for k in keys if k is not None and k is not Ellipsis])
+        keys = keys[:i] + (slice(None),) * (len(shape) - used) + keys[i + 1:]
+    out, flips, axis, out_axis = [], [], 0, 0
+    for k in keys:
+        if k is None:
+            out.append(k)
+            out_axis += 1
+            continue
+        if isinstance(k, slice) and k.step is not None and k.step < 0:
+            r = range(*k.indices(shape[axis]))
+            k = slice(r[-1], r[0] + 1, -k.step) if len(r) else slice(0, 0)
+            flips.append(out_axis)
+        out.append(k)
+        axis += 1
+        if not isinstance(k, numbers.Integral):
+            out_axis += 1
+    return tuple(out), flips
+
+
 def getitem(arr: NDArray, key) -> NDArray:
     if isinstance(key, slice) and key.step is None and key.start is None and key.stop is None:
         return arr
     tkey, advanced = _convert_key(key, arr._t.device)
     if not advanced:
         _check_bounds(arr, key)
+        pos = _positive_steps(arr.shape, tkey)
+        if pos is not None:  # MXNet's slice op: a copy, read backwards
+            res = arr._t[pos[0]].flip(pos[1]) if pos[1] else arr._t[pos[0]]
+            return _wrap(res.reshape(1) if res.dim() == 0 else res, arr._ctx)
     try:
         res = arr._t[tkey]
     except (IndexError, RuntimeError) as err:
@@ -97,6 +130,12 @@ def setitem(arr: NDArray, key, value) -> None:
         tkey, advanced = _convert_key(key, t.device)
         if not advanced:
             _check_bounds(arr, key)
+            pos = _positive_steps(arr.shape, tkey)
+            if pos is not None:
+                view = t[pos[0]]
+                tkey = pos[0]
+                if isinstance(v, torch.Tensor):
+                    v = torch.broadcast_to(v.to(t.dtype), view.shape).flip(pos[1])
     no_grad = t.requires_grad and not _ag._STATE.recording
     try:
         if no_grad:

@@ -39,6 +39,7 @@ def _random_helper(random: str | None, sampler: str | None, names: list[str],
                    params: list, shape, dtype, ctx, out, kwargs: dict):
     """Dispatch to the scalar (``random``) or the array (``sampler``) operator."""
     attrs = dict(kwargs)
+    attrs.pop("name", None)  # MXNet: accepted and ignored by imperative calls
     if dtype is not _Null:
         attrs["dtype"] = dtype
     if isinstance(params[0], NDArray):

@@ -45,17 +45,19 @@ def _shape(shape):
     return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(shape)
 
 
-def zeros(shape, dtype=None, **kwargs):
-    return _make("_zeros", [], dict(shape=_shape(shape), dtype=dtype or "float32", **kwargs))
+def zeros(shape, dtype=None, name=None, attr=None, **kwargs):
+    return _make("_zeros", [], dict(shape=_shape(shape), dtype=dtype or "float32", **kwargs),
+                 name=name, attr=attr)
 
 
-def ones(shape, dtype=None, **kwargs):
-    return _make("_ones", [], dict(shape=_shape(shape), dtype=dtype or "float32", **kwargs))
+def ones(shape, dtype=None, name=None, attr=None, **kwargs):
+    return _make("_ones", [], dict(shape=_shape(shape), dtype=dtype or "float32", **kwargs),
+                 name=name, attr=attr)
 
 
-def full(shape, val, dtype=None, **kwargs):
+def full(shape, val, dtype=None, name=None, attr=None, **kwargs):
     return _make("_full", [], dict(shape=_shape(shape), value=val, dtype=dtype or "float32",
-                                   **kwargs))
+                                   **kwargs), name=name, attr=attr)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
@@ -68,5 +70,6 @@ def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
                                        dtype=dtype or "float32"), name=name)
 
 
-def eye(N, M=0, k=0, dtype=None, **kwargs):
-    return _make("_eye", [], dict(N=N, M=M, k=k, dtype=dtype or "float32", **kwargs))
+def eye(N, M=0, k=0, dtype=None, name=None, **kwargs):
+    return _make("_eye", [], dict(N=N, M=M, k=k, dtype=dtype or "float32", **kwargs),
+                 name=name)
