@@ -171,8 +171,11 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     -----
     - ``prefix-symbol.json`` will be saved for symbol.
     - ``prefix-epoch.params`` will be saved for parameters.
-    Both are written to a temporary name and renamed.
+    Both are written to a temporary name and renamed. With a distributed kvstore in
+    use, only the worker of rank 0 writes (the others return at once).
     """
+    if not _checkpoint_writer():
+        return
     if symbol is not None:
         symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
@@ -180,6 +183,12 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     param_name = "%s-%04d.params" % (prefix, epoch)
     nd.save(param_name, save_dict)
     logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def _checkpoint_writer() -> bool:
+    """Whether this process writes checkpoints: False on dist workers of rank != 0."""
+    from .kvstore.dist import is_checkpoint_writer
+    return is_checkpoint_writer()
 
 
 def load_params(prefix, epoch):

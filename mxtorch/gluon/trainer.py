@@ -330,7 +330,8 @@ class Trainer:
             assert not self._params_to_init, "Cannot save trainer states when some " \
                                              "parameters are not yet initialized in kvstore."
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
-        else:
+        elif not self._distributed or self._kvstore.rank == 0:
+            # a distributed trainer's states are identical on every worker: rank 0 writes
             atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import warnings
 
-from ..base import MXNetError
 
 __all__ = ["create", "KVStoreBase"]
 
@@ -178,6 +177,9 @@ def create(name="local"):
     ``local`` and ``device`` (and ``nccl``, ``local_allreduce_cpu``,
     ``local_allreduce_device``) are in-process stores: values pushed from several
     devices are summed, and with an optimizer set the update runs on push.
+    ``dist_sync``, ``dist_device_sync``, ``dist_sync_device``, ``dist_async`` and
+    ``horovod`` run on ``torch.distributed`` (see ``mxtorch.kvstore.dist``): values are
+    summed across workers, and ``dist_async`` is synchronous in mxtorch.
 
     Parameters
     ----------
@@ -195,9 +197,9 @@ def create(name="local"):
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
     if name.startswith("dist") or name == "horovod":
-        raise MXNetError(f"kvstore type {name!r}: distributed kvstores are not available in "
-                         "this release of mxtorch; they come with torch.distributed in a later "
-                         "release. Use 'local' or 'device' for single-machine training.")
+        # torch.distributed stores: see kvstore/dist.py (rendezvous from DMLC_* or torchrun)
+        from .dist import create_dist
+        return create_dist(name)
     from .kvstore import KVStore
     # MXNet: any other name builds a local store that reports that name as its type
     return KVStore(name)

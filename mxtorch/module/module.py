@@ -10,8 +10,8 @@ from .. import context as ctx
 from .. import ndarray as nd
 from .. import optimizer as opt
 from ..initializer import InitDesc, Uniform
-from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
-                     _update_params_on_kvstore, load_checkpoint)
+from ..model import (_checkpoint_writer, _create_kvstore, _initialize_kvstore,
+                     _update_params, _update_params_on_kvstore, load_checkpoint)
 from ..ndarray.utils import atomic_write
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
@@ -141,7 +141,11 @@ class Module(BaseModule):
             The current epoch number.
         save_optimizer_states : bool
             Whether to save optimizer states to continue training.
+
+        With a distributed kvstore, only the worker of rank 0 writes.
         """
+        if not _checkpoint_writer():
+            return
         self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
         param_name = '%s-%04d.params' % (prefix, epoch)
         self.save_params(param_name)
@@ -357,6 +361,10 @@ class Module(BaseModule):
             shared_group, logger=self.logger, fixed_param_names=self._fixed_param_names,
             grad_req=grad_req, group2ctxs=self._group2ctxs, state_names=self._state_names)
         self._total_exec_bytes = self._exec_group._total_exec_bytes
+        if not for_training:  # inference executors: the optimizing path (graph.optimize)
+            consts = list(self._param_names) + list(self._aux_names)
+            for exe in self._exec_group.execs:
+                exe.optimize_for_inference(consts)
         self._bind_params(shared_module)
 
         if shared_module is not None and shared_module.optimizer_initialized:
@@ -671,7 +679,8 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            atomic_write(fname, self._updater.get_states())
+            if _checkpoint_writer():  # rank 0 only under a dist kvstore
+                atomic_write(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname):
         """Loads optimizer (updater) state from a file.
