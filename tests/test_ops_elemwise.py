@@ -377,8 +377,8 @@ def test_errors():
         nd.where(nd.ones((3,)), nd.ones((2, 3)), nd.ones((2, 3)))
     with pytest.raises(MXNetError, match="clip.*a_max"):
         nd.clip(nd.ones((2,)), a_min=0)
-    with pytest.raises(MXNetError, match="relu.*unknown attribute"):
-        nd.relu(nd.ones((2,)), alpha=1)
+    with pytest.raises(MXNetError, match="hard_sigmoid.*unknown attribute"):
+        nd.hard_sigmoid(nd.ones((2,)), gamma=1)
 
 
 def test_symbol_infer_shape():

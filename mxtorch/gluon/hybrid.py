@@ -6,7 +6,9 @@ import warnings
 from .. import ndarray, symbol
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _wrap
-from .block import Block, _flatten, _gather_type_ctx_info, _regroup
+from ..util import is_np_array
+from .block import Block, _flatten, _gather_type_ctx_info, _regroup, _to_np_outputs
+from .parameter import save_arrays
 from .parameter import DeferredInitializationError, Parameter
 
 __all__ = ['HybridBlock']
@@ -38,6 +40,12 @@ def _run_with_op_hook(cached_op, cargs, callback, monitor_all):
                                 ctx.torch_device, _cb, monitor_all)
     outs = [_wrap(r, ctx) for r in res]
     return outs[0] if len(outs) == 1 else outs
+
+
+def _is_np_ndarray(arr) -> bool:
+    """Whether ``arr`` is an ``mx.np.ndarray``."""
+    from ..numpy.multiarray import ndarray as np_ndarray
+    return isinstance(arr, np_ndarray)
 
 
 class HybridBlock(Block):
@@ -87,6 +95,8 @@ class HybridBlock(Block):
                 if arg is not None:
                     name = 'data{}'.format(cnt) if real_arg_num > 1 else 'data'
                     arg_sym = symbol.var(name)
+                    if isinstance(arg, NDArray) and _is_np_ndarray(arg):
+                        arg_sym = arg_sym.as_np_ndarray()
                     cnt += 1
                     flatten_inputs.append(arg_sym)
                     symbol_inputs.append(arg_sym)
@@ -97,7 +107,11 @@ class HybridBlock(Block):
             with self.name_scope():
                 out = self.hybrid_forward(symbol, *grouped_inputs, **params)
             out, self._out_format = _flatten(out, "output")
-            self._cached_graph = symbol_inputs, symbol.Group(out)
+            group = symbol.Group(out)
+            if is_np_array():
+                # MXNet: a numpy-mode graph's CachedOp returns mx.np.ndarray outputs
+                group = group.as_np_ndarray()
+            self._cached_graph = symbol_inputs, group
         return self._cached_graph
 
     def _check_graph_inputs(self, data_names, params, expected_names):
@@ -151,6 +165,8 @@ class HybridBlock(Block):
                 self._cached_op_args.append((False, params[name]))
         flags = [('data_indices', data_indices), ('param_indices', param_indices)] + \
             self._flags
+        if self._backend:  # optimize_for / hybridize(backend=...): the optimizing path
+            flags.append(('backend', self._backend))
         self._cached_op = ndarray.CachedOp(out, flags)
 
     def _deferred_infer_shape(self, *args):
@@ -202,6 +218,8 @@ class HybridBlock(Block):
             out = self._cached_op(*cargs)
         if isinstance(out, NDArray):
             out = [out]
+        if self._cached_graph[1].__class__ is not symbol.Symbol:
+            out = _to_np_outputs(list(out))
         return _regroup(out, self._out_format)
 
     def optimize_for(self, x, *args, backend=None, clear=False, static_alloc=False,
@@ -209,8 +227,9 @@ class HybridBlock(Block):
                      backward_bulk_size=None, **kwargs):
         """Partitions the HybridBlock for a given backend without running it.
 
-        mxtorch has no subgraph backends: the graph is built and compiled as by
-        :py:meth:`hybridize`, then run through torch.
+        Any backend name (``MKLDNN``, ``ONEDNN``, ``inductor``...) turns on mxtorch's
+        optimizing inference path (BatchNorm folding, oneDNN prepacking, torch.compile,
+        CUDA graphs; see ``mxtorch.graph.optimize``).
         """
         if len(kwargs) > 0:
             self._backend_opts = kwargs
@@ -356,7 +375,7 @@ class HybridBlock(Block):
                               .format(name=name), stacklevel=3)
             else:
                 arg_dict['aux:%s' % name] = param._reduce()
-        ndarray.save('%s-%04d.params' % (path, epoch), arg_dict)
+        save_arrays('%s-%04d.params' % (path, epoch), arg_dict)
 
     def register_op_hook(self, callback, monitor_all=False):
         """Install op hook for block recursively.
@@ -388,7 +407,8 @@ class HybridBlock(Block):
             return self._forward_ndarray(first_ctx, ctx_set, x, *args)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
-            return self.hybrid_forward(symbol, x, *args, **params)
+            out = self.hybrid_forward(symbol, x, *args, **params)
+        return _to_np_outputs(out) if is_np_array() else out
 
     def _forward_ndarray(self, ctx, ctx_set, x, *args):
         """NDArray forward: the cached graph when active, else ``hybrid_forward(nd)``."""
@@ -409,7 +429,8 @@ class HybridBlock(Block):
                 for _, v in self.params.items():
                     v._finish_deferred_init()
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            return self.hybrid_forward(ndarray, x, *args, **params)
+            out = self.hybrid_forward(ndarray, x, *args, **params)
+        return _to_np_outputs(out) if is_np_array() else out
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Overrides to construct symbolic graph for this `Block`.

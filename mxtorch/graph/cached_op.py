@@ -8,6 +8,7 @@ from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
 from .compile import GraphProgram
+from .optimize import InferenceOptimizer, backend_from_env
 
 __all__ = ["CachedOp"]
 
@@ -17,6 +18,11 @@ class CachedOp:
 
     Recording and training follow ``mx.autograd``: under ``record()`` torch records the
     program's operations, so ``backward`` reaches the inputs' attached gradients.
+
+    With ``static_alloc`` and ``static_shape`` set, a ``backend`` flag, or
+    ``MXNET_SUBGRAPH_BACKEND`` in the environment, inference calls (not recording, not
+    training) run an optimized program (see :mod:`mxtorch.graph.optimize`) with the
+    ``param_indices`` inputs frozen as constants.
     """
 
     def __init__(self, sym, flags=()):
@@ -25,6 +31,20 @@ class CachedOp:
         self._program = GraphProgram(sym._outputs)
         self._num_inputs = len(self._program.input_names)
         self._num_outputs = len(sym._outputs)
+        self._optimizer = self._make_optimizer()
+
+    def _make_optimizer(self) -> InferenceOptimizer | None:
+        flags = self.flags
+        backend = flags.get("backend") or backend_from_env()
+        static = bool(flags.get("static_alloc")) and bool(flags.get("static_shape"))
+        if not (static or backend):
+            return None
+        const_idx = flags.get("param_indices")
+        if const_idx is None:
+            data = set(flags.get("data_indices", ()))
+            const_idx = [i for i in range(self._num_inputs) if i not in data] if data else []
+        name = self._sym.name if len(self._sym._outputs) == 1 else "cached_op"
+        return InferenceOptimizer(self._program, list(const_idx), backend, name=name)
 
     @property
     def program(self) -> GraphProgram:
@@ -46,7 +66,13 @@ class CachedOp:
         ctx = args[0]._ctx if args else (default_ctx or default_device or current_context())
         state = _ag._STATE
         device = ctx.torch_device
-        if not state.recording and any(t.requires_grad for t in tensors):
+        res = None
+        if self._optimizer is not None and not state.recording and not state.training:
+            with torch.no_grad():
+                res = self._optimizer(tensors, device)
+                if res is None:
+                    res = self._program(tensors, False, device)
+        elif not state.recording and any(t.requires_grad for t in tensors):
             with torch.no_grad():
                 res = self._program(tensors, state.training, device)
         else:

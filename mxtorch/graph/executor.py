@@ -17,6 +17,7 @@ from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap, array
 from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram
+from .optimize import InferenceOptimizer, backend_from_env
 
 __all__ = ["Executor", "bind", "simple_bind"]
 
@@ -51,6 +52,29 @@ class Executor:
         self._leaves: list = []
         self._monitor = None
         self._monitor_all = False
+        self._opt: InferenceOptimizer | None = None
+        self._opt_consts: list[str] | None = None
+        self._opt_backend: str | None = None
+        if backend_from_env():
+            self.optimize_for_inference()
+
+    def optimize_for_inference(self, const_names=None, backend=None) -> None:
+        """Run ``forward(is_train=False)`` through the optimizing path (inference only).
+
+        ``const_names`` are the inputs frozen as constants (parameters and auxiliary
+        states; default: auxiliary states and arguments not named like data or labels).
+        Used by ``Module.bind(for_training=False)`` and ``MXNET_SUBGRAPH_BACKEND``.
+        """
+        names = self._program.input_names
+        if const_names is None:
+            aux = set(self._aux_names)
+            const_names = [n for n in names if n in aux or not
+                           (n.endswith("data") or n.endswith("label"))]
+        const = set(const_names)
+        self._opt_consts, self._opt_backend = list(const_names), backend
+        self._opt = InferenceOptimizer(
+            self._program, [i for i, n in enumerate(names) if n in const],
+            backend or backend_from_env(), name=self._symbol.name or "executor")
 
     def _initial_outputs(self) -> list[NDArray]:
         """MXNet allocates the outputs at bind time: zero arrays of the inferred shapes."""
@@ -98,7 +122,11 @@ class Executor:
                 outs = self._run(tensors, is_train, device)
         else:
             with torch.no_grad():
-                outs = self._run(tensors, is_train, device)
+                outs = None
+                if self._opt is not None and not is_train and self._monitor is None:
+                    outs = self._opt(tensors, device)
+                if outs is None:
+                    outs = self._run(tensors, is_train, device)
         self._leaves = leaves
         self._out_tensors = outs
         self._set_outputs(outs)
@@ -266,8 +294,11 @@ class Executor:
             else:
                 raise MXNetError(f"Shape of unspecified array aux:{name} changed. Set "
                                  "partial_shaping=True if this is intended.")
-        return Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_reqs,
-                        new_aux, self._group2ctx)
+        exe = Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_reqs,
+                       new_aux, self._group2ctx)
+        if self._opt is not None:
+            exe.optimize_for_inference(self._opt_consts, self._opt_backend)
+        return exe
 
 
 def _zeros(shape, dtype, ctx: Context) -> NDArray:

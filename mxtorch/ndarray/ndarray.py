@@ -182,6 +182,11 @@ class NDArray:
     def as_nd_ndarray(self):
         return self
 
+    def as_np_ndarray(self):
+        """Return an ``mx.np.ndarray`` sharing memory (and gradient) with this array."""
+        from ..numpy.multiarray import as_np_ndarray
+        return as_np_ndarray(self)
+
     def asnumpy_bool(self):
         return self.asnumpy().astype(bool)
 
@@ -436,7 +441,10 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
     It is the hot path of imperative code, so it is kept flat.
     """
-    opdef = op if op.__class__ is _OpDef else _reg.get(op)
+    ent = _RESOLVED.get(op) if op.__class__ is str else None
+    if ent is None:
+        ent = _resolve(op)
+    opdef, plain = ent
     attrs = opdef.parse_attrs(kwargs) if kwargs else opdef.default_attrs()
     try:
         tensors = [x._t for x in inputs]
@@ -455,7 +463,8 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
                         res = _run(opdef, attrs, tensors, state.training, ctx)
                     break
             else:
-                res = _run(opdef, attrs, tensors, state.training, ctx)
+                res = (opdef.compute(attrs, *tensors) if plain
+                       else _run(opdef, attrs, tensors, state.training, ctx))
         else:
             res = _run(opdef, attrs, tensors, state.training, ctx)
     except MXNetError:
@@ -479,6 +488,18 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
             _write_out(o, r)
         return out
     return outs
+
+
+_RESOLVED: dict[str, tuple] = {}  # operator name -> (OpDef, plain): resolved once
+
+
+def _resolve(op) -> tuple:
+    """``(OpDef, plain)`` for an operator name or OpDef; names are cached."""
+    opdef = op if op.__class__ is _OpDef else _reg.get(op)
+    ent = (opdef, opdef.plain)
+    if op.__class__ is str:
+        _RESOLVED[op] = ent
+    return ent
 
 
 def _run(opdef, attrs, tensors, is_train, ctx):

@@ -468,3 +468,34 @@ register(OpDef("multi_all_finite", _multi_all_finite,
                key_var_num_args="num_arrays",
                doc="Check if all the float numbers in all the arrays are finite (used for AMP)."))
 
+
+
+def sgd_foreach_(weights: list, grads: list, moms: list | None, lrs: list, wds: list,
+                 momentum: float, rescale_grad: float, clip_gradient) -> bool:
+    """``multi_sgd(_mom)_update`` on tensor lists, in place, with ``torch._foreach_*``.
+
+    The same arithmetic in the same order as the operators, without their fresh outputs
+    and the copies back into ``out=`` (the optimizers' fast path). Returns False (and does
+    nothing) for dtypes other than float32/float64.
+    """
+    if not all(w.dtype in (torch.float32, torch.float64) for w in weights):
+        return False
+    with torch.no_grad():
+        gs = torch._foreach_mul(grads, rescale_grad)
+        if clip_gradient is not None and clip_gradient >= 0:
+            torch._foreach_clamp_min_(gs, -clip_gradient)
+            torch._foreach_clamp_max_(gs, clip_gradient)
+        torch._foreach_mul_(gs, lrs)
+        decay = any(wd != 0 for wd in wds)
+        if momentum > 0:
+            torch._foreach_mul_(moms, momentum)
+            if decay:
+                torch._foreach_sub_(moms, torch._foreach_mul(
+                    weights, [lr * wd for lr, wd in zip(lrs, wds)]))
+            torch._foreach_sub_(moms, gs)
+            torch._foreach_add_(weights, moms)
+        else:
+            if decay:
+                torch._foreach_mul_(weights, [1.0 - lr * wd for lr, wd in zip(lrs, wds)])
+            torch._foreach_sub_(weights, gs)
+    return True

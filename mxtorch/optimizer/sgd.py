@@ -6,6 +6,7 @@ import os
 import warnings
 
 import numpy
+from ..ops.optim import sgd_foreach_
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
@@ -48,6 +49,13 @@ def _use_mp(opt, index, weight):
     """Whether this (possibly aggregated) update runs in multi precision."""
     w = weight[0] if isinstance(index, (tuple, list)) else weight
     return opt.multi_precision and w.dtype == numpy.float16
+
+
+def _sgd_inplace(opt, weights, grads, states, lrs, wds) -> bool:
+    """``multi_sgd(_mom)_update`` applied in place (see ``ops.optim.sgd_foreach_``)."""
+    moms = [s._t for s in states] if opt.momentum > 0 else None
+    return sgd_foreach_([w._t for w in weights], [g._t for g in grads], moms, lrs, wds,
+                        opt.momentum, opt.rescale_grad, opt.clip_gradient)
 
 
 @register
@@ -99,6 +107,8 @@ class SGD(Optimizer):
         kwargs = _sgd_kwargs(self, self.momentum)
         weights = list(weights)
         n = len(weights)
+        if not multi_precision and _sgd_inplace(self, weights, grads, states, lrs, wds):
+            return
         if not multi_precision:
             if self.momentum > 0:
                 nd.multi_sgd_mom_update(*_flatten_list(zip(weights, grads, states)),

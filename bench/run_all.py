@@ -1,0 +1,168 @@
+"""Run every issue-10 workload for mxtorch, torch eager and torch.compile, one process per
+column, interleaved, and print same-run speed ratios against torch eager.
+
+    OMP_WAIT_POLICY=passive python bench/run_all.py [--rounds 5] [--only w1,w2]
+        [--columns mxtorch,torch,compile] [--no-memory]
+
+Each column is a long-lived worker process (so torch.compile compiles once); for every
+workload the driver asks the workers in turn for one timing sample, ``rounds`` times, and
+reports medians. Ratios are ``torch eager time / column time`` (> 1: faster than eager).
+The peak memory of a resnet18 training step is measured in a fresh process per column
+(ru_maxrss growth over the step). Only ratios taken in the same run are meaningful on a
+machine whose capacity varies.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))
+
+
+def _setup_process() -> None:
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    sys.path.insert(0, HERE)
+    sys.path.insert(0, os.path.dirname(HERE))
+    import torch
+    torch.set_num_threads(THREADS)
+
+
+def worker(column: str) -> None:
+    """Answer ``workload`` lines on stdin with one JSON timing sample each."""
+    _setup_process()
+    import warnings
+    warnings.simplefilter("ignore")
+    import logging
+    logging.disable(logging.WARNING)
+    import workloads
+    built: dict = {}
+    for line in sys.stdin:
+        name = line.strip()
+        if not name:
+            continue
+        try:
+            if name not in built:
+                t0 = time.perf_counter()
+                step, number = workloads.build(name, column)
+                for _ in range(3):
+                    step()
+                built[name] = (step, number, time.perf_counter() - t0)
+            step, number, setup = built[name]
+            t0 = time.perf_counter()
+            for _ in range(number):
+                step()
+            reply = {"t": (time.perf_counter() - t0) / number, "setup": setup}
+        except Exception as err:  # noqa: BLE001 -- report, keep serving
+            reply = {"error": f"{type(err).__name__}: {err}"[:300]}
+        print(json.dumps(reply), flush=True)
+
+
+def memory(column: str) -> None:
+    """Print the ru_maxrss growth (MiB) of two resnet18 training steps (batch 8)."""
+    _setup_process()
+    import resource
+    import warnings
+    warnings.simplefilter("ignore")
+    import workloads
+    step = workloads.resnet18_train_step(column)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    step()
+    step()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_mib": after / 1024, "step_mib": (after - before) / 1024}))
+
+
+def _spawn(args: list[str]) -> subprocess.Popen:
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    return subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env=env, bufsize=1)
+
+
+def _ask(proc: subprocess.Popen, name: str) -> dict:
+    proc.stdin.write(name + "\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    return json.loads(line) if line else {"error": "worker died"}
+
+
+def drive(workloads_: list[str], columns: list[str], rounds: int) -> dict:
+    procs = {c: _spawn(["--worker", c]) for c in columns}
+    results: dict = {}
+    try:
+        for w in workloads_:
+            samples = {c: [] for c in columns}
+            errors: dict = {}
+            for _ in range(rounds):
+                for c in columns:
+                    if c in errors:
+                        continue
+                    rep = _ask(procs[c], w)
+                    if "error" in rep:
+                        errors[c] = rep["error"]
+                    else:
+                        samples[c].append(rep["t"])
+            results[w] = {c: statistics.median(v) if v else None for c, v in samples.items()}
+            results[w]["errors"] = errors
+            _print_row(w, results[w], columns)
+    finally:
+        for p in procs.values():
+            p.stdin.close()
+            p.wait(timeout=60)
+    return results
+
+
+def _print_row(w: str, res: dict, columns: list[str]) -> None:
+    base = res.get("torch")
+    cells = []
+    for c in columns:
+        t = res.get(c)
+        if t is None:
+            cells.append(f"{c}: failed ({res['errors'].get(c, '?')[:60]})")
+            continue
+        unit = f"{t * 1e6:.2f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
+        ratio = f" x{base / t:.2f}" if base else ""
+        cells.append(f"{c}: {unit}{ratio}")
+    extra = ""
+    if w == "dispatch_add" and base and res.get("mxtorch"):
+        extra = f"  overhead {(res['mxtorch'] - base) * 1e6:.2f} us/call"
+    print(f"{w:<24s} " + " | ".join(cells) + extra, flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--worker")
+    ap.add_argument("--memory")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--columns", default="mxtorch,torch,compile")
+    ap.add_argument("--no-memory", action="store_true")
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args.worker)
+    if args.memory:
+        return memory(args.memory)
+    sys.path.insert(0, HERE)
+    from workloads import WORKLOADS
+    names = [w for w in WORKLOADS if not args.only or w in args.only.split(",")]
+    columns = args.columns.split(",")
+    print(f"threads={THREADS} OMP_WAIT_POLICY=passive rounds={args.rounds}; "
+          f"ratio = torch eager time / column time (>1 is faster than eager)")
+    drive(names, columns, args.rounds)
+    if not args.no_memory:
+        for c in [c for c in columns if c != "compile"]:
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory", c],
+                                 capture_output=True, text=True,
+                                 env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+            print(f"resnet18 training step b8 peak RSS [{c}]: "
+                  f"{out.stdout.strip() or out.stderr.strip()[-300:]}")
+
+
+if __name__ == "__main__":
+    main()
