@@ -8,6 +8,7 @@ from . import loss
 from . import contrib
 from . import data
 from . import rnn
+from . import model_zoo
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
-           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data", "rnn"]
+           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data", "rnn", "model_zoo"]

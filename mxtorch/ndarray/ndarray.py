@@ -422,15 +422,57 @@ def _inplace(dst: NDArray, result: NDArray) -> NDArray:
     return dst
 
 
+_FAST: dict[str, tuple] = {}  # operator name -> (OpDef, attrs cache) for Python operators
+
+
+def _fast_entry(name: str) -> tuple:
+    """(OpDef, per-scalar attrs cache, default attrs or None), resolved once per name."""
+    opdef = _reg.get(name)
+    default = None if opdef.params and name.endswith("scalar") else opdef.default_attrs()
+    ent = _FAST[name] = (opdef, {}, default)
+    return ent
+
+
 def _binary(lhs: NDArray, rhs, array_op: str, scalar_op: str, _unused, reflected=False):
+    """Python operators: the shortest path to the registry compute.
+
+    Attributes are cached per operator (per scalar for the scalar forms); anything unusual
+    (recording with grads, errors) goes through :func:`invoke` for its full handling.
+    """
     if isinstance(rhs, NDArray):
-        return invoke(array_op, [rhs, lhs] if reflected else [lhs, rhs], {})
-    if isinstance(rhs, numbers.Number) or isinstance(rhs, np.generic):
-        return invoke(scalar_op, [lhs], {"scalar": rhs})
-    if isinstance(rhs, np.ndarray):
+        ent = _FAST.get(array_op) or _fast_entry(array_op)
+        ta, tb = (rhs._t, lhs._t) if reflected else (lhs._t, rhs._t)
+        if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:
+            return invoke(ent[0], [rhs, lhs] if reflected else [lhs, rhs], {})
+        try:
+            res = ent[0].compute(ent[2], ta, tb)
+        except Exception:  # noqa: BLE001 - re-run through invoke for MXNet's message
+            return invoke(ent[0], [rhs, lhs] if reflected else [lhs, rhs], {})
+    elif isinstance(rhs, (numbers.Number, np.generic)):
+        opdef, cache, _ = _FAST.get(scalar_op) or _fast_entry(scalar_op)
+        key = (rhs, rhs.__class__)
+        attrs = cache.get(key)
+        if attrs is None:
+            attrs = opdef.parse_attrs({"scalar": rhs})
+            if len(cache) < 256:
+                cache[key] = attrs
+        t = lhs._t
+        if t.requires_grad and not _STATE.recording:
+            return invoke(opdef, [lhs], {"scalar": rhs})
+        try:
+            res = opdef.compute(attrs, t)
+        except Exception:  # noqa: BLE001
+            return invoke(opdef, [lhs], {"scalar": rhs})
+    elif isinstance(rhs, np.ndarray):
         other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
         return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
-    return NotImplemented
+    else:
+        return NotImplemented
+    arr = _new(NDArray)
+    arr._t = res
+    arr._ctx = lhs._ctx
+    arr._ag = None
+    return arr
 
 
 # ---------------------------------------------------------------------- dispatch
