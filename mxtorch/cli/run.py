@@ -1,0 +1,119 @@
+"""``mxtorch run SCRIPT [ARGS...]``: run an unchanged MXNet script on mxtorch.
+
+For the run, ``import mxnet`` and every ``mxnet.<sub>`` import resolve to ``mxtorch`` and
+``mxtorch.<sub>`` (the very same module objects), ``sys.argv`` is ``[SCRIPT, ARGS...]``,
+the script's directory leads ``sys.path`` and the script runs as ``__main__``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import runpy
+import sys
+from types import ModuleType
+
+__all__ = ["MXNetAliasFinder", "install_alias", "remove_alias", "run_script"]
+
+_ALIAS = "mxnet"
+_TARGET = "mxtorch"
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loader that hands back the already-imported mxtorch module for an mxnet name."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self._spec: importlib.machinery.ModuleSpec | None = None
+
+    def create_module(self, spec) -> ModuleType:
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system stamped the alias spec on the shared module; put mxtorch's back
+        # so that reload() and pickling keep working with the real names.
+        if self._spec is not None:
+            module.__spec__ = self._spec
+
+
+class MXNetAliasFinder(importlib.abc.MetaPathFinder):
+    """A ``sys.meta_path`` finder mapping ``mxnet`` and ``mxnet.x.y`` to ``mxtorch[.x.y]``."""
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
+            return None
+        real = _TARGET + fullname[len(_ALIAS):]
+        if importlib.util.find_spec(real) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
+
+
+_FINDER = MXNetAliasFinder()
+
+
+def install_alias() -> None:
+    """Make ``import mxnet`` (and its submodules) resolve to mxtorch in this process."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+    # Modules already imported under mxtorch get their mxnet names right away.
+    for name, module in list(sys.modules.items()):
+        if module is not None and (name == _TARGET or name.startswith(_TARGET + ".")):
+            sys.modules.setdefault(_ALIAS + name[len(_TARGET):], module)
+
+
+def remove_alias() -> None:
+    """Undo :func:`install_alias`: drop the finder and every ``mxnet`` alias entry."""
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    for name in [n for n in sys.modules if n == _ALIAS or n.startswith(_ALIAS + ".")]:
+        module = sys.modules[name]
+        if getattr(module, "__name__", "").startswith(_TARGET):
+            del sys.modules[name]
+
+
+def run_script(script: str, args: list[str], module: bool = False) -> None:
+    """Run ``script`` (a path, or a module name when ``module``) as ``__main__`` with
+    ``sys.argv[1:] = args`` and the ``mxnet`` alias installed; restore sys state after."""
+    import mxtorch  # noqa: F401  (imported first so the aliases cover the whole package)
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    install_alias()
+    try:
+        if module:
+            sys.argv = [script] + list(args)
+            sys.path.insert(0, os.getcwd())
+            runpy.run_module(script, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = [script] + list(args)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+            runpy.run_path(script, run_name="__main__")
+    finally:
+        sys.argv[:] = saved_argv
+        sys.path[:] = saved_path
+        remove_alias()
+
+
+def _handle(args: argparse.Namespace) -> int:
+    """Entry point of ``mxtorch run``."""
+    if not args.module and not os.path.isfile(args.script):
+        print(f"mxtorch run: no such script: {args.script}", file=sys.stderr)
+        return 2
+    run_script(args.script, args.script_args, module=args.module)
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register the ``run`` subcommand."""
+    p = sub.add_parser("run", help="run an unchanged MXNet script on mxtorch",
+                       description="Run SCRIPT with `import mxnet` resolving to mxtorch. "
+                                   "Arguments after SCRIPT are passed to it unchanged.")
+    p.add_argument("-m", dest="module", action="store_true",
+                   help="SCRIPT is a module name, run like `python -m`")
+    p.add_argument("script", metavar="SCRIPT", help="path of the MXNet script")
+    p.add_argument("script_args", nargs="*", metavar="ARGS",
+                   help="arguments for the script (passed unchanged, options included)")
+    p.set_defaults(handler=_handle)
