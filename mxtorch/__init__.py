@@ -47,6 +47,8 @@ from . import image
 from . import util
 from . import numpy
 from . import numpy as np
+from . import numpy_extension
+from . import numpy_extension as npx
 from . import test_utils
 
 nd.CachedOp = graph.CachedOp
@@ -55,4 +57,4 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]

@@ -35,14 +35,12 @@ def test_lstm_cell_unroll_matches_numpy():
     out, _ = cell.unroll(3, mx.sym.var('data'), merge_outputs=True)
     assert out.list_arguments() == ['data', 'lstm_i2h_weight', 'lstm_i2h_bias',
                                     'lstm_h2h_weight', 'lstm_h2h_bias']
-    # TODO(core): bind with the default (0, H) zero states once the executor fills them
-    out, (h, c) = cell.unroll(3, mx.sym.var('data'), merge_outputs=True,
-                              begin_state=cell.begin_state(func=mx.sym.Variable))
+    # the default begin states are zeros of shape (0, H): filled in when bound
+    out, (h, c) = cell.unroll(3, mx.sym.var('data'), merge_outputs=True)
     sym = mx.sym.Group([out, h, c])
     assert sym.list_outputs()[1:] == ['lstm_t2_out_output', 'lstm_t2_state_output']
     rs = np.random.RandomState(0)
-    args = {'lstm_begin_state_2': np.zeros((2, 4)), 'lstm_begin_state_3': np.zeros((2, 4)),
-            'data': rs.uniform(-1, 1, (2, 3, 5)), 'lstm_i2h_weight': rs.uniform(-1, 1, (16, 5)),
+    args = {'data': rs.uniform(-1, 1, (2, 3, 5)), 'lstm_i2h_weight': rs.uniform(-1, 1, (16, 5)),
             'lstm_h2h_weight': rs.uniform(-1, 1, (16, 4)), 'lstm_i2h_bias': rs.uniform(size=16),
             'lstm_h2h_bias': rs.uniform(size=16)}
     got = _forward(sym, args)
@@ -130,10 +128,7 @@ def _sym_gen_factory(vocab, num_hidden):
         data = mx.sym.Variable('data')
         label = mx.sym.Variable('softmax_label')
         embed = mx.sym.Embedding(data=data, input_dim=vocab, output_dim=8, name='embed')
-        # TODO(core): drop begin_state once (0, H) zero states bind
-        first = mx.sym.Reshape(mx.sym.slice_axis(embed, axis=1, begin=0, end=1), shape=(-1, 8))
-        begin = [mx.sym.zeros_like(first)] * 2
-        outputs, _ = cell.unroll(seq_len, inputs=embed, merge_outputs=True, begin_state=begin)
+        outputs, _ = cell.unroll(seq_len, inputs=embed, merge_outputs=True)
         pred = mx.sym.Reshape(outputs, shape=(-1, num_hidden))
         pred = mx.sym.FullyConnected(data=pred, num_hidden=vocab, name='pred')
         label = mx.sym.Reshape(label, shape=(-1,))

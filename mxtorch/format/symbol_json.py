@@ -69,7 +69,8 @@ def dump_graph(heads: list[Entry], remove_amp_cast: bool = True,
         heads = _strip_amp(heads)
     g = graph_dict(heads)
     if extra_attrs:
-        g["attrs"].update(extra_attrs)
+        # MXNet: graph attributes are a std::map, written in sorted key order
+        g["attrs"] = dict(sorted({**g["attrs"], **extra_attrs}.items()))
     return _write(g, 0)
 
 

@@ -7,11 +7,12 @@ import threading
 import warnings
 from collections import OrderedDict, defaultdict
 
-from .. import initializer, ndarray
+from .. import initializer
 from .. import name as _name
 from ..ndarray import NDArray
 from ..symbol import Symbol, load_json
-from .parameter import Parameter, ParameterDict
+from ..util import is_np_array
+from .parameter import Parameter, ParameterDict, load_arrays, save_arrays
 from .utils import HookHandle, _brief_print_list, _indent
 
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']
@@ -142,6 +143,34 @@ def _regroup(args, fmt):
             ret.append(res)
         return ret, args
     return _merger(args, fmt)[0]
+
+
+def _check_all_np_ndarrays(out):
+    """Check if ndarrays/symbols in out are all np.ndarray/np._Symbol."""
+    from ..numpy.multiarray import ndarray as np_ndarray
+    from ..symbol.numpy import _Symbol as np_symbol
+    if isinstance(out, (NDArray, Symbol)) and not isinstance(out, (np_ndarray, np_symbol)):
+        raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray`"
+                        " or `mxnet.symbol.numpy._Symbol`, while got output type {}"
+                        .format(str(type(out))))
+    if isinstance(out, (list, tuple)):
+        for i in out:
+            _check_all_np_ndarrays(i)
+
+
+def _to_np_outputs(out):
+    """NumPy mode: legacy NDArray/Symbol outputs (nested) as np.ndarray/np._Symbol.
+
+    mxtorch's Gluon layers call the registry operators through ``F`` whatever the mode;
+    in NumPy mode their outputs are viewed as NumPy arrays/symbols (same memory/graph).
+    """
+    if isinstance(out, (NDArray, Symbol)):
+        return out.as_np_ndarray()
+    if isinstance(out, list):
+        return [_to_np_outputs(o) for o in out]
+    if isinstance(out, tuple):
+        return tuple(_to_np_outputs(o) for o in out)
+    return out
 
 
 def _find_unregistered_block(data, children):
@@ -306,7 +335,7 @@ class Block:
             reverse_params = {v: k for k, v in params.items()}
             params = {v: k for k, v in reverse_params.items()}
         arg_dict = {key: val._reduce() for key, val in params.items()}
-        ndarray.save(filename, arg_dict)
+        save_arrays(filename, arg_dict)
 
     def save_params(self, filename):
         """[Deprecated] Please use save_parameters.
@@ -350,7 +379,7 @@ class Block:
             Only valid if cast_dtype=True, specify the source of the dtype for casting
             the parameters
         """
-        loaded = ndarray.load(filename)
+        loaded = load_arrays(filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
@@ -513,6 +542,8 @@ class Block:
         out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if is_np_array():
+            _check_all_np_ndarrays(out)
         return out
 
     def forward(self, *args):

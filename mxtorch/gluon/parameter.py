@@ -9,6 +9,7 @@ import numpy as np
 from .. import autograd, context, initializer, ndarray, symbol
 from ..base import MXNetError
 from ..context import Context, cpu
+from ..util import is_np_array, np_array, np_shape
 from .utils import _brief_print_list, _indent, shape_is_known
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant',
@@ -21,6 +22,48 @@ _NAMING_URL = "https://mxnet.io/api/python/docs/tutorials/packages/gluon/blocks/
 
 class DeferredInitializationError(MXNetError):
     """Error for unfinished deferred initialization."""
+
+
+# ---------------------------------------------------------------------- NumPy mode
+def _as_np(arr):
+    """``arr`` as ``mx.np.ndarray`` (same memory and gradient); None stays None."""
+    return None if arr is None else arr.as_np_ndarray()
+
+
+def _mode_arrays(arrays):
+    """Under ``npx.set_np()`` (NumPy array semantics) the arrays as ``mx.np.ndarray``."""
+    if arrays is None or not is_np_array():
+        return arrays
+    return [_as_np(a) for a in arrays]
+
+
+def save_arrays(filename, arg_dict):
+    """Save a dict of arrays: ``npx.save`` (V3 records) in NumPy mode, else ``nd.save``."""
+    if is_np_array():
+        from .. import numpy_extension as _mx_npx
+        _mx_npx.save(filename, {k: _as_np(v) for k, v in arg_dict.items()})
+    else:
+        ndarray.save(filename, arg_dict)
+
+
+def load_arrays(filename):
+    """Load arrays as :func:`save_arrays` wrote them (legacy files too, in NumPy mode)."""
+    if not is_np_array():
+        return ndarray.load(filename)
+    from .. import numpy_extension as _mx_npx
+    try:
+        return _mx_npx.load(filename)
+    except MXNetError as err:
+        if 'is_np_shape' not in str(err):
+            raise ValueError(str(err)) from None
+        # MXNet: parameters saved without numpy semantics load in legacy mode, then
+        # convert (the numpy ndarray covers every legacy case).
+        with np_array(False):
+            with np_shape(False):
+                loaded = ndarray.load(filename)
+        if isinstance(loaded, dict):
+            return {k: _as_np(v) for k, v in loaded.items()}
+        return [_as_np(v) for v in loaded]
 
 
 class Parameter:
@@ -243,6 +286,8 @@ class Parameter:
         with autograd.pause():
             if data is None:
                 data = ndarray.zeros(shape=self.shape, dtype=self.dtype, ctx=context.cpu())
+                if is_np_array():
+                    data = _as_np(data)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {'__init__': init}), data)
             self._init_impl(data, ctx)
@@ -256,7 +301,7 @@ class Parameter:
             while len(dev_list) <= ctx.device_id:
                 dev_list.append(None)
             dev_list[ctx.device_id] = i
-        self._data = [data.copyto(ctx) for ctx in self._ctx_list]
+        self._data = _mode_arrays([data.copyto(ctx) for ctx in self._ctx_list])
         self._init_grad()
 
     def _init_grad(self):
@@ -264,8 +309,8 @@ class Parameter:
         if self.grad_req == 'null':
             self._grad = None
             return
-        self._grad = [ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context)
-                      for i in self._data]
+        self._grad = _mode_arrays([ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context)
+                                   for i in self._data])
         autograd.mark_variables(self._check_and_get(self._data, list),
                                 self._grad, self.grad_req)
 
@@ -469,6 +514,8 @@ class Parameter:
             self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
                                    lr_mult=self.lr_mult, wd_mult=self.wd_mult,
                                    init=self.init, stype=self._stype)
+            if is_np_array():
+                self._var = self._var.as_np_ndarray()
         return self._var
 
     def cast(self, dtype):

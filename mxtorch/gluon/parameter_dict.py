@@ -6,7 +6,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import initializer, ndarray
-from .parameter import _NAMING_URL, Constant, Parameter
+from .parameter import _NAMING_URL, Constant, Parameter, load_arrays, save_arrays
 from .utils import _brief_print_list, _indent
 
 __all__ = ['ParameterDict']
@@ -258,7 +258,7 @@ class ParameterDict:
                     "child blocks. For more info on naming, please see "
                     "%s" % (strip_prefix, param.name, strip_prefix, _NAMING_URL))
             arg_dict[param.name[len(strip_prefix):]] = weight
-        ndarray.save(filename, arg_dict)
+        save_arrays(filename, arg_dict)
 
     def load(self, filename, ctx=None, allow_missing=False,
              ignore_extra=False, restore_prefix='', cast_dtype=False,
@@ -291,7 +291,7 @@ class ParameterDict:
                     "restore_prefix is '%s' but Parameters name '%s' does not start " \
                     "with '%s'. For more info on naming, please see " \
                     "%s" % (restore_prefix, name, restore_prefix, _NAMING_URL)
-        ndarray_load = ndarray.load(filename)
+        ndarray_load = load_arrays(filename)
         self.load_dict(ndarray_load, ctx, allow_missing,
                        ignore_extra, restore_prefix, filename, cast_dtype, dtype_source)
 

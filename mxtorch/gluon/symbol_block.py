@@ -9,6 +9,7 @@ from .. import symbol
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..symbol import Symbol
+from ..util import is_np_array
 from .block import _flatten, _regroup
 from .hybrid import HybridBlock
 from .parameter import ParameterDict, mx_real_t
@@ -111,6 +112,10 @@ class SymbolBlock(HybridBlock):
             inputs = [symbol.var(i, dtype=mx_real_t) for i in input_names]
         else:
             inputs = [symbol.var(i) for i in input_names]
+        if is_np_array():
+            # MXNet: in NumPy mode the graph is loaded as mx.sym.np._Symbol
+            sym = sym.as_np_ndarray()
+            inputs = [i.as_np_ndarray() for i in inputs]
         ret = SymbolBlock(sym, inputs)
         if param_file is not None:
             ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra,
@@ -144,7 +149,11 @@ class SymbolBlock(HybridBlock):
                 assert j.attr("__storage_type__") != _ROW_SPARSE_ID, \
                     "SymbolBlock doesn't support Parameter '%s' because its storage " \
                     "type is 'row_sparse'." % j.name
-        out = symbol.Group(out) if len(out) > 1 else out[0]
+        if len(out) > 1:
+            np_mode = all(o.__class__ is not Symbol for o in out)
+            out = symbol.Group(out).as_np_ndarray() if np_mode else symbol.Group(out)
+        else:
+            out = out[0]
         self._register_graph_params(syms, out, input_names)
         self._cached_graph = syms, out
         len_prefix = len(_common_prefix(list(self._params.keys())))

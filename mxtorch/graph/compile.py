@@ -34,20 +34,38 @@ class GraphProgram:
         self.input_nodes = [n for n in self.nodes if n.is_variable]
         self.input_names = [n.name for n in self.input_nodes]
         self._modules: dict[tuple, fx.GraphModule] = {}
+        # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H), "inferred from the
+        # graph" (RNN begin states); those programs are specialized per input shapes.
+        self._deferred = [n for n in self.nodes if not n.is_variable and n.op.creates
+                          and 0 in (getattr(n.parsed, "shape", None) or ())]
 
-    def module(self, is_train: bool, device: torch.device | None = None) -> fx.GraphModule:
-        key = (bool(is_train), device)
+    def module(self, is_train: bool, device: torch.device | None = None,
+               in_shapes: tuple | None = None) -> fx.GraphModule:
+        key = (bool(is_train), device, in_shapes)
         gm = self._modules.get(key)
         if gm is None:
-            gm = self._build(bool(is_train), device)
+            gm = self._build(bool(is_train), device, self._fill_shapes(in_shapes))
             self._modules[key] = gm
         return gm
 
     def __call__(self, tensors: Sequence[torch.Tensor], is_train: bool,
                  device: torch.device | None = None) -> tuple:
+        if self._deferred:
+            shapes = tuple(tuple(t.shape) for t in tensors)
+            return self.module(is_train, device, shapes)(*tensors)
         return self.module(is_train, device)(*tensors)
 
-    def _build(self, is_train: bool, device: torch.device | None) -> fx.GraphModule:
+    def _fill_shapes(self, in_shapes: tuple | None) -> dict[int, tuple]:
+        """Inferred output shapes of the deferred creation nodes, by node id."""
+        if not self._deferred or in_shapes is None:
+            return {}
+        from .passes import infer_graph_shapes
+        shapes = infer_graph_shapes(self.heads, dict(zip(self.input_names, in_shapes)))
+        return {id(n): shapes[(id(n), 0)] for n in self._deferred
+                if (id(n), 0) in shapes and 0 not in shapes[(id(n), 0)]}
+
+    def _build(self, is_train: bool, device: torch.device | None,
+               filled: dict[int, tuple] | None = None) -> fx.GraphModule:
         graph = fx.Graph()
         env: dict[tuple, fx.Node] = {}
         for n in self.input_nodes:
@@ -55,7 +73,7 @@ class GraphProgram:
         for n in self.nodes:
             if n.is_variable:
                 continue
-            fn = _bound(n, is_train, device)
+            fn = _bound(n, is_train, device, (filled or {}).get(id(n)))
             args = tuple(env[(id(e.node), e.index)] for e in n.inputs)
             out = graph.call_function(fn, args)
             nout = n.num_outputs()
@@ -98,9 +116,11 @@ def _subgraph_callables(n: Node, is_train: bool, device) -> list[Callable]:
     return [lambda *t, p=p: p(t, is_train, device) for p in progs]
 
 
-def _bound(n: Node, is_train: bool, device: torch.device | None) -> Callable:
+def _bound(n: Node, is_train: bool, device: torch.device | None,
+           shape: tuple | None = None) -> Callable:
     subs = _subgraph_callables(n, is_train, device) if n.op.takes_subgraphs else None
-    fn = n.op.bind_runtime(n.parsed, is_train, device, subs)
+    attrs = n.parsed if shape is None else n.parsed._replace(shape=shape)
+    fn = n.op.bind_runtime(attrs, is_train, device, subs)
     fn.__name__ = _ident(n.name)
     fn.__qualname__ = fn.__name__
     return fn

@@ -83,7 +83,8 @@ def _infer_node(n: Node, shapes: dict) -> bool:
     if outs_known and all(_known(s) for s in in_shapes):
         return False
     try:
-        new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes))
+        outs = [shapes.get((id(n), i)) for i in range(nout)]
+        new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
     except MXNetError as err:
         raise MXNetError(f"Error in operator {n.name}: {err}") from None
     changed = False

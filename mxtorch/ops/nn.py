@@ -96,12 +96,17 @@ def _fc_compute(attrs: Any, data: torch.Tensor, weight: torch.Tensor,
     return F.linear(x, weight, bias)
 
 
-def _fc_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
-    """weight (num_hidden, in) and bias (num_hidden,) from data; data's last dim from weight."""
+def _fc_infer_shape(attrs: Any, shapes: list,
+                    out_shapes: list | None = None) -> tuple[list, list | None]:
+    """weight (num_hidden, in) and bias (num_hidden,) from data; data's last dim from weight;
+    data's batch dim from a known output (RNN begin states of shape (0, H))."""
     data, weight = shapes[0], shapes[1]
     nh = attrs.num_hidden
     if data is None:
         return shapes, None  # MXNet: nothing is inferred until data's shape is known
+    out = (out_shapes or [None])[0]
+    if data and not data[0] and out and out[0]:
+        data = (out[0],) + tuple(data[1:])
     if weight is not None and weight[1:] and weight[1]:
         data = _fill_fc_data(attrs, data, weight[1])
     in_dim = 0

@@ -65,6 +65,8 @@ class OpDef:
         self._output_names = output_names
         self._total_outputs = total_outputs
         self._infer_shape = infer_shape
+        code = getattr(infer_shape, "__code__", None)
+        self._infer_takes_out = code is not None and code.co_argcount >= 3
         self._infer_type = infer_type
         self.aliases = tuple(aliases)
         self.key_var_num_args = key_var_num_args
@@ -199,14 +201,20 @@ class OpDef:
         return lambda *t: compute(attrs, *t)
 
     # ------------------------------------------------------------------ inference
-    def infer_shape(self, attrs: Any, in_shapes: list) -> tuple[list, list]:
+    def infer_shape(self, attrs: Any, in_shapes: list,
+                    out_shapes: list | None = None) -> tuple[list, list]:
         """Infer shapes both ways. ``None`` is an unknown shape, 0 an unknown dimension.
 
-        Returns ``(in_shapes, out_shapes)`` with whatever could be filled in.
+        ``out_shapes`` (what the graph already knows of the outputs) reaches a custom
+        inference function that takes a third argument. Returns ``(in_shapes, out_shapes)``
+        with whatever could be filled in.
         """
         in_shapes = list(in_shapes)
         if self._infer_shape is not None:
-            res = self._infer_shape(attrs, in_shapes)
+            if self._infer_takes_out:
+                res = self._infer_shape(attrs, in_shapes, out_shapes)
+            else:
+                res = self._infer_shape(attrs, in_shapes)
             if res is not None:
                 new_in, out = res
                 if out is not None and all(_shape_known(s) for s in out):

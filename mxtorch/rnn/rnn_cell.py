@@ -6,7 +6,6 @@ adds one step's nodes and ``unroll`` adds a whole sequence. Parameters are share
 """
 from .. import symbol, init, ndarray
 from ..base import numeric_types
-from ..gluon.rnn.rnn_cell import _state_func
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell',
            'SequentialRNNCell', 'DropoutCell', 'ModifierCell', 'ZoneoutCell',
@@ -174,7 +173,6 @@ class BaseRNNCell(object):
             Starting states for the first RNN step.
         """
         assert not self._modified, _MODIFIED_MSG
-        func = _state_func(func)
         states = []
         for info in self.state_info:
             self._init_counter += 1

@@ -207,7 +207,10 @@ class Symbol:
     # ------------------------------------------------------------------ serialization
     def tojson(self, remove_amp_cast: bool = True) -> str:
         from ..format.symbol_json import dump_graph
-        return dump_graph(self._outputs, remove_amp_cast=remove_amp_cast)
+        from ..util import is_np_shape
+        # MXNet: a graph saved while NumPy shape semantics are on says so.
+        extra = {"is_np_shape": ["int", 1]} if is_np_shape() else None
+        return dump_graph(self._outputs, remove_amp_cast=remove_amp_cast, extra_attrs=extra)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Save to ``fname`` as symbol JSON (written to a temporary name, then renamed)."""
@@ -369,9 +372,13 @@ class Symbol:
         raise AttributeError(f"'Symbol' object has no attribute '{name}'")
 
     def as_np_ndarray(self):
-        return self
+        """The same graph as a numpy-mode symbol (``mx.sym.np._Symbol``): run, it gives
+        ``mx.np.ndarray`` outputs and its operators follow NumPy semantics."""
+        from .numpy._symbol import _Symbol
+        return _Symbol(self._outputs)
 
     def as_nd_ndarray(self):
+        """The same graph as a classic Symbol (this one already is)."""
         return self
 
 

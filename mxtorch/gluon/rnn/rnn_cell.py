@@ -27,17 +27,6 @@ def _as_list(obj):
     return obj if isinstance(obj, list) else [obj]
 
 
-def _symbol_zeros(shape, dtype=None, **kwargs):
-    """``symbol.zeros`` that also takes the node ``name`` and ``__layout__``-style attrs."""
-    return symbol._internal._zeros(shape=shape, dtype=dtype or 'float32', **kwargs)
-
-
-def _state_func(func):
-    """The state-creating function to call for ``func`` (see ``_symbol_zeros``)."""
-    # TODO(core): drop once symbol.zeros accepts ``name=`` like MXNet's does
-    return _symbol_zeros if func is symbol.zeros else func
-
-
 def _cells_state_info(cells, batch_size):
     """Concatenated state_info of several cells."""
     return sum([c.state_info(batch_size) for c in cells], [])
@@ -171,7 +160,6 @@ class RecurrentCell(Block):
             Starting states for the first RNN step.
         """
         assert not self._modified, _MODIFIED_MSG
-        func = _state_func(func)
         states = []
         for info in self.state_info(batch_size):
             self._init_counter += 1

@@ -171,7 +171,6 @@ class _RNNLayer(HybridBlock):
         states : nested list of Symbol
             Starting states for the first RNN step.
         """
-        func = rnn_cell._state_func(func)
         states = []
         for i, info in enumerate(self.state_info(batch_size)):
             if info is not None:
