@@ -116,17 +116,32 @@ def _make_hook(arr_ref: "weakref.ref"):
         tensor.grad = None
         if arr is None or g is None:
             return
-        req = arr._grad_req
-        buf = arr._grad
-        if req == "null" or buf is None:
+        info = arr._ag
+        buf = info.grad
+        if info.req == "null" or buf is None:
             return
         with torch.no_grad():
-            if req == "add":
+            if info.req == "add":
                 buf._t.add_(g.to(buf._t.dtype))
             else:
-                buf._t.copy_(g)
-        arr._fresh_grad = True
+                _write_grad(buf, g)
+        info.fresh = True
     return hook
+
+
+def _write_grad(buf, g: torch.Tensor) -> None:
+    """grad_req 'write': the gradient becomes the buffer's contents.
+
+    The gradient torch just accumulated is owned by nobody else, so the buffer NDArray
+    (the object callers hold) takes it over instead of copying it; it is copied only when
+    layouts differ.
+    """
+    t = buf._t
+    if g.shape == t.shape and g.dtype == t.dtype and g.device == t.device and \
+            g.is_contiguous() and t.is_contiguous() and not t._is_view():
+        buf._t = g
+    else:
+        t.copy_(g)
 
 
 def _attach(arr, grad_buf, grad_req: str) -> None:

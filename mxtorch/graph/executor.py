@@ -160,14 +160,23 @@ class Executor:
                                       allow_unused=True)
         else:
             res = [None] * len(self._leaves)
+        # A fresh gradient that aliases nothing (no head gradient, no other gradient) becomes
+        # the bound grad array's contents without a copy; the NDArray object is unchanged.
+        taken = {t.data_ptr() for t in grads}
         with torch.no_grad():
             for (_, i), g in zip(self._grad_slots, res):
-                buf = self.grad_arrays[i]._t
+                arr = self.grad_arrays[i]
+                buf = arr._t
                 if self._grad_reqs[i] == "add":
                     if g is not None:
                         buf.add_(g)
                 elif g is None:
                     buf.zero_()
+                elif g._base is None and g.data_ptr() not in taken and \
+                        g.shape == buf.shape and g.dtype == buf.dtype and \
+                        g.is_contiguous() and not buf._is_view():
+                    taken.add(g.data_ptr())
+                    arr._t = g
                 else:
                     buf.copy_(g)
 

@@ -79,10 +79,13 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     """Build the imperative function for one operator."""
     nvar = opdef.key_var_num_args
 
+    params = opdef.params
+
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
         if ctx is not None and isinstance(ctx, str):
             ctx = Context(ctx.split("(")[0], int(ctx.split("(")[1].rstrip(")")))
-        if not kwargs and all(isinstance(a, NDArray) for a in args) and not nvar:
+        if not nvar and all(isinstance(a, NDArray) for a in args) and \
+                all(k in params for k in kwargs):
             return invoke(opdef, args, kwargs, out=out, ctx=ctx)
         pos, named, attr_kwargs = _split_args(opdef, args, kwargs)
         if nvar and nvar not in attr_kwargs:

@@ -80,11 +80,16 @@ def _fc_inputs(attrs: Any) -> list[str]:
 def _fc_compute(attrs: Any, data: torch.Tensor, weight: torch.Tensor,
                 bias: torch.Tensor | None = None) -> torch.Tensor:
     """y = x W^T + b on the flattened (or last-axis) input."""
-    if attrs.flatten:
+    if attrs.flatten and data.dim() != 2:
         # MXNet: a 1-D input is read as (batch, 1).
-        x = data if data.dim() == 2 else data.reshape(data.shape[0], math.prod(data.shape[1:]))
+        x = data.reshape(data.shape[0], math.prod(data.shape[1:]))
     else:
         x = data
+    if weight.dim() == 2 and weight.shape[0] == attrs.num_hidden and x.is_floating_point():
+        try:
+            return F.linear(x, weight, bias)
+        except RuntimeError:
+            pass  # explain below in MXNet's terms
     in_dim = x.shape[-1]
     if tuple(weight.shape) != (attrs.num_hidden, in_dim):
         raise _err("FullyConnected", f"shape inconsistent for input 'weight': provided "

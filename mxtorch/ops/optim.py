@@ -480,6 +480,10 @@ def sgd_foreach_(weights: list, grads: list, moms: list | None, lrs: list, wds: 
     """
     if not all(w.dtype in (torch.float32, torch.float64) for w in weights):
         return False
+    clip = clip_gradient is not None and clip_gradient >= 0
+    if not clip and len(set(lrs)) == 1 and len(set(wds)) == 1:
+        _sgd_foreach_uniform(weights, grads, moms, lrs[0], wds[0], momentum, rescale_grad)
+        return True
     with torch.no_grad():
         gs = torch._foreach_mul(grads, rescale_grad)
         if clip_gradient is not None and clip_gradient >= 0:
@@ -499,3 +503,18 @@ def sgd_foreach_(weights: list, grads: list, moms: list | None, lrs: list, wds: 
                 torch._foreach_mul_(weights, [1.0 - lr * wd for lr, wd in zip(lrs, wds)])
             torch._foreach_sub_(weights, gs)
     return True
+
+
+def _sgd_foreach_uniform(weights, grads, moms, lr, wd, momentum, rescale_grad) -> None:
+    """The common case (one lr and wd, no clipping): no temporaries, scalar alphas."""
+    with torch.no_grad():
+        if momentum > 0:
+            torch._foreach_mul_(moms, momentum)
+            if wd:
+                torch._foreach_add_(moms, weights, alpha=-lr * wd)
+            torch._foreach_add_(moms, grads, alpha=-lr * rescale_grad)
+            torch._foreach_add_(weights, moms)
+        else:
+            if wd:
+                torch._foreach_mul_(weights, 1.0 - lr * wd)
+            torch._foreach_add_(weights, grads, alpha=-lr * rescale_grad)

@@ -96,7 +96,7 @@ class OpDef:
         attributes and are ignored here (the Symbol keeps them).
         """
         try:
-            key = tuple(sorted(kwargs.items()))
+            key = tuple(kwargs.items())  # a call site passes its keywords in one order
             hit = self._attr_cache.get(key)
             if hit is not None:
                 return hit
