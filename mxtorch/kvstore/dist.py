@@ -157,12 +157,18 @@ def _at_exit() -> None:
     """
     if not tdist.is_initialized():
         return
-    if _STATE["barrier_exit"] and not _STATE["failed"]:
-        try:
+    if _STATE["failed"]:
+        return
+    try:
+        if _STATE["barrier_exit"]:
             tdist.barrier()
-        except Exception as exc:  # noqa: BLE001
-            logging.error("distributed kvstore: barrier before exit failed: %s", exc)
-            return
+        elif tdist.get_backend() == "gloo":
+            # Rank 0 hosts the rendezvous store: a short, bounded meeting keeps it alive
+            # until every worker is done with it (tearing it down earlier can abort a peer).
+            tdist.monitored_barrier(timeout=timedelta(seconds=min(10.0, _timeout_s())))
+    except Exception as exc:  # noqa: BLE001
+        logging.warning("distributed kvstore: barrier before exit failed: %s", exc)
+        return
     try:
         tdist.destroy_process_group()
     except Exception:  # noqa: BLE001
