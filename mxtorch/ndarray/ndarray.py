@@ -483,11 +483,9 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
     It is the hot path of imperative code, so it is kept flat.
     """
-    ent = _RESOLVED.get(op) if op.__class__ is str else None
-    if ent is None:
-        ent = _resolve(op)
-    opdef, plain = ent
-    attrs = opdef.parse_attrs(kwargs) if kwargs else opdef.default_attrs()
+    ent = _RESOLVED.get(op) or _resolve(op)  # keyed by name or by OpDef
+    opdef, plain, dflt = ent
+    attrs = dflt if not kwargs and dflt is not None else opdef.parse_attrs(kwargs)
     try:
         tensors = [x._t for x in inputs]
     except AttributeError:
@@ -532,15 +530,18 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     return outs
 
 
-_RESOLVED: dict[str, tuple] = {}  # operator name -> (OpDef, plain): resolved once
+_RESOLVED: dict = {}  # operator name or OpDef -> (OpDef, plain, default attrs)
 
 
 def _resolve(op) -> tuple:
-    """``(OpDef, plain)`` for an operator name or OpDef; names are cached."""
+    """``(OpDef, plain, default attrs)`` for an operator name or OpDef, cached."""
     opdef = op if op.__class__ is _OpDef else _reg.get(op)
-    ent = (opdef, opdef.plain)
-    if op.__class__ is str:
-        _RESOLVED[op] = ent
+    try:
+        dflt = opdef.default_attrs()
+    except MXNetError:
+        dflt = None  # a required attribute: parse_attrs names it
+    ent = (opdef, opdef.plain, dflt)
+    _RESOLVED[op] = ent
     return ent
 
 

@@ -82,11 +82,15 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     params = opdef.params
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
+        if ctx is None and not nvar:
+            for a in args:  # fast path: NDArray inputs, attribute keywords
+                if not isinstance(a, NDArray):
+                    break
+            else:
+                if not kwargs or all(k in params for k in kwargs):
+                    return invoke(opdef, args, kwargs, out=out)
         if ctx is not None and isinstance(ctx, str):
             ctx = Context(ctx.split("(")[0], int(ctx.split("(")[1].rstrip(")")))
-        if not nvar and all(isinstance(a, NDArray) for a in args) and \
-                all(k in params for k in kwargs):
-            return invoke(opdef, args, kwargs, out=out, ctx=ctx)
         pos, named, attr_kwargs = _split_args(opdef, args, kwargs)
         if nvar and nvar not in attr_kwargs:
             attr_kwargs[nvar] = len([a for a in pos if a is not None]) + len(named)
