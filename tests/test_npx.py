@@ -239,3 +239,57 @@ def test_np_registry_ops_against_numpy():
     assert invoke("_npi_argmax", [_a(x)], {"axis": 1}).dtype == onp.int64
     with pytest.raises(MXNetError, match="broadcast"):
         invoke("_npi_add", [_a(x), _a(_rand(2))], {})
+
+
+# ---------------------------------------------------------------------- npx.random
+def test_npx_random_shapes_dtypes_and_moments():
+    npx.random.seed(11)
+    b = npx.random.bernoulli(0.3, size=(4000,))
+    assert isinstance(b, np_ndarray) and b.dtype == onp.float32 and b.shape == (4000,)
+    vals = b.asnumpy()
+    assert set(onp.unique(vals)) <= {0.0, 1.0} and abs(vals.mean() - 0.3) < 0.03
+    bl = npx.random.bernoulli(logit=_a(onp.full((2, 2000), 2.0)))
+    assert bl.shape == (2, 2000) and abs(bl.asnumpy().mean() - 1 / (1 + onp.exp(-2))) < 0.03
+    assert npx.random.bernoulli(0.5).shape == ()
+    bi = npx.random.bernoulli(prob=_a([0.0, 1.0]), dtype="int32")
+    assert bi.dtype == onp.int32 and bi.asnumpy().tolist() == [0, 1]
+    u = npx.random.uniform_n(_a([0.0, 10.0, 20.0]), _a([1.0, 11.0, 21.0]), batch_shape=(500,))
+    assert u.shape == (500, 3) and u.dtype == onp.float32
+    onp.testing.assert_allclose(u.asnumpy().mean(0), [0.5, 10.5, 20.5], atol=0.05)
+    assert (u.asnumpy() >= [0, 10, 20]).all() and (u.asnumpy() < [1, 11, 21]).all()
+    n = npx.random.normal_n(2.0, _a([1.0, 3.0]), batch_shape=3000, dtype="float64")
+    assert n.shape == (3000, 2) and n.dtype == onp.float64
+    onp.testing.assert_allclose(n.asnumpy().std(0), [1.0, 3.0], rtol=0.06)
+    onp.testing.assert_allclose(n.asnumpy().mean(0), [2.0, 2.0], atol=0.15)
+    assert npx.random.normal_n().shape == () and npx.random.uniform_n(batch_shape=2).shape == (2,)
+    npx.random.seed(5)
+    first = npx.random.uniform_n(batch_shape=(4,)).asnumpy()
+    npx.random.seed(5)
+    onp.testing.assert_array_equal(npx.random.uniform_n(batch_shape=(4,)).asnumpy(), first)
+    with pytest.raises(ValueError, match="prob.*logit"):
+        npx.random.bernoulli(0.5, logit=0.0)
+
+
+def test_new_np_registry_ops_on_meta_and_values():
+    x = _rand(3, 4)
+    cases = [
+        ("_npi_arcsinh", [_a(x)], {}, onp.arcsinh(x)),
+        ("_npi_arctan2_scalar", [_a(x)], {"scalar": 2.0, "is_int": False},
+         onp.arctan2(x, 2.0)),
+        ("_npi_rldexp_scalar", [_a(x)], {"scalar": 3.0, "is_int": False}, 3.0 * 2.0 ** x),
+        ("_npi_var", [_a(x)], {"axis": 1, "ddof": 1}, x.var(1, ddof=1)),
+        ("_np_moveaxis", [_a(x)], {"source": 0, "destination": 1}, x.T),
+        ("_npi_norm", [_a(x)], {"flag": -2}, onp.float32(onp.linalg.norm(x))),
+        ("_npi_eye", [], {"N": 2, "M": 3, "k": 1}, onp.eye(2, 3, 1, dtype="float32")),
+    ]
+    for op, ins, attrs, ref in cases:
+        out = invoke(op, ins, attrs)
+        assert out.shape == onp.shape(ref), op
+        onp.testing.assert_allclose(out.asnumpy(), ref, rtol=1e-5, err_msg=op)
+    from mxtorch.ops import registry
+    opdef = registry.get("_npi_uniform")
+    parsed = opdef.parse_attrs({"low": None, "high": 1.0, "size": (2, 3)})
+    assert opdef.input_names(parsed) == ["input1"]
+    assert invoke("_npi_uniform", [], {"low": 0, "high": 1, "size": (2, 3)}).shape == (2, 3)
+    with pytest.raises(MXNetError, match="broadcast"):
+        invoke("_npi_arctan2", [_a(x), _a(_rand(2))], {})

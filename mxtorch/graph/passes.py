@@ -9,6 +9,7 @@ import numpy as np
 
 from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
 from ..symbol.node import Entry, Node, topo_order
+from ..util import is_np_shape
 
 __all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]
 
@@ -39,7 +40,11 @@ class _Conflict(Exception):
 
 
 def _known(s: tuple | None) -> bool:
-    return s is not None and len(s) > 0 and all(d > 0 for d in s)
+    if s is None:
+        return False
+    if is_np_shape():  # NumPy semantics: () is a scalar and 0 a real (empty) dimension
+        return True
+    return len(s) > 0 and all(d > 0 for d in s)
 
 
 def _var_shape(node: Node) -> tuple | None:

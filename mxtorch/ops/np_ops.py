@@ -400,6 +400,282 @@ register(OpDef("_npx_nonzero", _nonzero, inputs=("x",),
                doc="Indices of the non-zero elements, shape (N, ndim), int64."))
 
 
+# ---------------------------------------------------------------------- more unary
+def _keep_int(fn: Fn) -> Fn:
+    """Rounding functions: integer arrays come back unchanged (NumPy)."""
+    return lambda attrs, x: fn(x) if x.is_floating_point() else x.clone()
+
+
+def _bool_fn(fn: Fn) -> Fn:
+    return lambda attrs, x: fn(x).to(torch.bool)
+
+
+_UNARY2: list[tuple[str, Fn]] = [
+    ("_npi_arcsin", _float_fn(torch.asin)), ("_npi_arccos", _float_fn(torch.acos)),
+    ("_npi_arctan", _float_fn(torch.atan)), ("_npi_sinh", _float_fn(torch.sinh)),
+    ("_npi_cosh", _float_fn(torch.cosh)), ("_npi_tan", _float_fn(torch.tan)),
+    ("_npi_arcsinh", _float_fn(torch.asinh)), ("_npi_arccosh", _float_fn(torch.acosh)),
+    ("_npi_arctanh", _float_fn(torch.atanh)), ("_npi_log2", _float_fn(torch.log2)),
+    ("_npi_log10", _float_fn(torch.log10)), ("_npi_cbrt", _float_fn(
+        lambda x: torch.sign(x) * torch.abs(x).pow(1.0 / 3.0))),
+    ("_npi_reciprocal", _float_fn(torch.reciprocal)),
+    ("_npi_degrees", _float_fn(torch.rad2deg)), ("_npi_radians", _float_fn(torch.deg2rad)),
+    ("_npi_floor", _keep_int(torch.floor)), ("_npi_ceil", _keep_int(torch.ceil)),
+    ("_npi_trunc", _keep_int(torch.trunc)), ("_npi_fix", _keep_int(torch.trunc)),
+    ("_npi_rint", _keep_int(torch.round)),
+    ("_npi_logical_not", _bool_fn(torch.logical_not)), ("_npi_isnan", _bool_fn(torch.isnan)),
+    ("_npi_isinf", _bool_fn(torch.isinf)), ("_npi_isfinite", _bool_fn(torch.isfinite)),
+    ("_npi_bitwise_not", _same_fn(torch.bitwise_not)),
+]
+for _name, _fn in _UNARY2:
+    register(OpDef(_name, _fn, inputs=("x",),
+                   doc=f"NumPy-semantics elementwise {_name[5:]}."))
+
+
+# ---------------------------------------------------------------------- more binary
+def _floats(fn: Fn) -> Fn:
+    """A float-valued function of two arrays: integer operands become float32."""
+    return lambda a, b: fn(_as_float(a), _as_float(b))
+
+
+def _ldexp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return _as_float(a) * torch.pow(2.0, _as_float(b))
+
+
+_BINARY2: list[tuple[str, Fn, bool]] = [  # (name, fn, has a reflected scalar form)
+    ("arctan2", _floats(torch.atan2), True), ("hypot", _floats(torch.hypot), False),
+    ("copysign", _floats(torch.copysign), True), ("ldexp", _ldexp, True),
+    ("lcm", torch.lcm, False), ("bitwise_and", torch.bitwise_and, False),
+    ("bitwise_or", torch.bitwise_or, False), ("bitwise_xor", torch.bitwise_xor, False),
+]
+
+
+def _int_scalar_compute(fn: Fn) -> Fn:
+    """Integer-only scalar ops (bitwise, lcm): the scalar is used as an int."""
+    def compute(attrs, x: torch.Tensor) -> torch.Tensor:
+        return fn(x, torch.tensor(int(attrs.scalar), dtype=x.dtype, device=x.device))
+    return compute
+
+
+_SCALAR_PARAMS = [Float("scalar", 1.0), Bool("is_int", True)]
+for _short, _fn, _refl in _BINARY2:
+    register(OpDef(f"_npi_{_short}", _binary_compute(_fn), inputs=("lhs", "rhs"),
+                   doc=f"NumPy-semantics broadcast {_short}."))
+    _int_only = _short.startswith("bitwise") or _short == "lcm"
+    if _short != "hypot":  # MXNet: hypot with a scalar emits the legacy _hypot_scalar
+        register(OpDef(f"_npi_{_short}_scalar", _int_scalar_compute(_fn) if _int_only else
+                       _scalar_compute(_fn, False), params=_SCALAR_PARAMS,
+                       doc=f"NumPy-semantics {_short} with a scalar."))
+    if _refl:
+        register(OpDef(f"_npi_r{_short}_scalar", _scalar_compute(_fn, True),
+                       params=_SCALAR_PARAMS, doc=f"{_short} with the scalar first."))
+
+
+# ---------------------------------------------------------------------- more reductions
+def _moment(kind: str) -> Fn:
+    def compute(attrs, x: torch.Tensor) -> torch.Tensor:
+        dims = _axes(attrs.axis, x.dim())
+        dt = torch_dtype(attrs.dtype) if attrs.dtype is not None else None
+        x = x.to(dt) if dt is not None else _as_float(x)
+        fn = torch.std if kind == "std" else torch.var
+        return fn(x, dim=dims, correction=attrs.ddof, keepdim=attrs.keepdims)
+    return compute
+
+
+for _name in ("_npi_std", "_npi_var"):
+    register(OpDef(_name, _moment(_name[5:]), inputs=("a",),
+                   params=[OptShape("axis"), OptDtype("dtype"), Int("ddof", 0),
+                           Bool("keepdims", False)],
+                   doc=f"NumPy-semantics {_name[5:]} over ``axis`` (``ddof`` correction)."))
+
+
+def _argmin(attrs, x: torch.Tensor) -> torch.Tensor:
+    if attrs.axis is None:
+        return torch.argmin(x.reshape(-1))
+    return torch.argmin(x, dim=attrs.axis, keepdim=attrs.keepdims)
+
+
+register(OpDef("_npi_argmin", _argmin, inputs=("data",),
+               params=[OptInt("axis"), Bool("keepdims", False)],
+               doc="Indices (int64) of the minimum values along ``axis``."))
+
+
+def _cumsum(attrs, x: torch.Tensor) -> torch.Tensor:
+    dt = torch_dtype(attrs.dtype) if attrs.dtype is not None else (
+        torch.int64 if not x.is_floating_point() else x.dtype)
+    if attrs.axis is None:
+        return torch.cumsum(x.reshape(-1), 0, dtype=dt)
+    return torch.cumsum(x, attrs.axis, dtype=dt)
+
+
+register(OpDef("_np_cumsum", _cumsum, inputs=("a",),
+               params=[OptInt("axis"), OptDtype("dtype")],
+               doc="Cumulative sum along ``axis`` (of the flattened array when None)."))
+
+
+def _logical_reduce(fn: Fn) -> Fn:
+    def compute(attrs, x: torch.Tensor) -> torch.Tensor:
+        dims = _axes(attrs.axis, x.dim())
+        xb = x.to(torch.bool)
+        return fn(xb, dim=dims, keepdim=attrs.keepdims) if dims else xb.clone()
+    return compute
+
+
+for _name, _fn in (("_np_all", torch.all), ("_np_any", torch.any)):
+    register(OpDef(_name, _logical_reduce(_fn), inputs=("data",),
+                   params=[OptShape("axis"), Bool("keepdims", False)],
+                   doc=f"Whether {_name[4:]} elements along ``axis`` are true (bool)."))
+
+
+# ---------------------------------------------------------------------- more shapes
+register(OpDef("_np_moveaxis", lambda attrs, x: torch.movedim(x, attrs.source,
+                                                              attrs.destination),
+               inputs=("a",), params=[Shape("source"), Shape("destination")],
+               doc="Move axes ``source`` to ``destination``."))
+
+
+def _flip(attrs, x: torch.Tensor) -> torch.Tensor:
+    return torch.flip(x, _axes(attrs.axis, x.dim()))
+
+
+register(OpDef("_npi_flip", _flip, inputs=("data",), params=[OptShape("axis")],
+               doc="Reverse the order of elements along ``axis`` (every axis when None)."))
+
+
+def _roll(attrs, x: torch.Tensor) -> torch.Tensor:
+    if attrs.axis is None:
+        return torch.roll(x.reshape(-1), attrs.shift[0]).reshape(x.shape)
+    shift = attrs.shift * len(attrs.axis) if len(attrs.shift) == 1 else attrs.shift
+    return torch.roll(x, shift, attrs.axis)
+
+
+register(OpDef("_np_roll", _roll, inputs=("data",),
+               params=[OptShape("shift"), OptShape("axis")],
+               doc="Roll elements along ``axis`` by ``shift``."))
+register(OpDef("_npi_tril", lambda attrs, x: torch.tril(x, attrs.k), inputs=("data",),
+               params=[Int("k", 0)], doc="Lower triangle (below diagonal ``k``)."))
+register(OpDef("_np_diag", lambda attrs, x: torch.diag(x, attrs.k), inputs=("data",),
+               params=[Int("k", 0)], doc="Extract a diagonal or build a diagonal array."))
+register(OpDef("_np_trace", lambda attrs, x: torch.diagonal(
+                   x, attrs.offset, attrs.axis1, attrs.axis2).sum(-1), inputs=("data",),
+               params=[Int("offset", 0), Int("axis1", 0), Int("axis2", 1)],
+               doc="Sum along a diagonal."))
+register(OpDef("_npi_tensordot_int_axes", lambda attrs, a, b: torch.tensordot(
+                   a, b, attrs.axes), inputs=("a", "b"), params=[Int("axes")],
+               doc="Tensor dot over the last/first ``axes`` axes (``outer``: axes=0)."))
+register(OpDef("_npi_vstack", lambda attrs, *xs: torch.vstack(xs), inputs=_var_inputs,
+               key_var_num_args="num_args", params=[Int("num_args")],
+               doc="Stack arrays row-wise."))
+register(OpDef("_npi_hstack", lambda attrs, *xs: torch.hstack(xs), inputs=_var_inputs,
+               key_var_num_args="num_args", params=[Int("num_args")],
+               doc="Stack arrays column-wise."))
+register(OpDef("_npi_einsum", lambda attrs, *xs: torch.einsum(attrs.subscripts, *xs),
+               inputs=_var_inputs, key_var_num_args="num_args",
+               params=[Int("num_args"), Str("subscripts", ""), Int("optimize", 0)],
+               doc="Einstein summation."))
+
+
+def _around(attrs, x: torch.Tensor) -> torch.Tensor:
+    return torch.round(x, decimals=attrs.decimals) if x.is_floating_point() else x.clone()
+
+
+register(OpDef("_npi_around", _around, inputs=("x",), params=[Int("decimals", 0)],
+               doc="Round half to even to ``decimals`` places."))
+
+
+# ---------------------------------------------------------------------- more creation
+def _arange(attrs, *, device=None) -> torch.Tensor:
+    start, stop = (0.0, attrs.start) if attrs.stop is None else (attrs.start, attrs.stop)
+    dt = torch_dtype(attrs.dtype)
+    vals = torch.arange(start, stop, attrs.step, dtype=torch.float64, device=device or "cpu")
+    return vals.to(dt)
+
+
+register(OpDef("_npi_arange", _arange, inputs=(), creates=True,
+               params=[Float("start"), OptFloat("stop"), Float("step", 1.0),
+                       Int("repeat", 1), Bool("infer_range", False), Str("ctx", ""),
+                       Dtype("dtype", "float32")],
+               doc="Evenly spaced values in ``[start, stop)``."))
+
+
+def _eye(attrs, *, device=None) -> torch.Tensor:
+    m = attrs.N if attrs.M is None else attrs.M
+    ones = torch.ones(attrs.N, m, dtype=torch_dtype(attrs.dtype), device=device or "cpu")
+    return ones.triu(attrs.k).tril(attrs.k)
+
+
+register(OpDef("_npi_eye", _eye, inputs=(), creates=True,
+               params=[Int("N"), OptInt("M"), Int("k", 0), Str("ctx", ""),
+                       Dtype("dtype", "float32")],
+               doc="An N x M array with ones on diagonal ``k``."))
+register(OpDef("_npi_identity", lambda attrs, *, device=None: torch.eye(
+                   attrs.shape[0], dtype=torch_dtype(attrs.dtype), device=device or "cpu"),
+               inputs=(), creates=True,
+               params=[Shape("shape", ()), Str("ctx", ""), Dtype("dtype", "float32")],
+               doc="The identity matrix of shape ``shape`` (n, n)."))
+
+
+# ---------------------------------------------------------------------- linalg
+def _norm(attrs, x: torch.Tensor) -> torch.Tensor:
+    # MXNet flags: -2 ord=None over all; -1 vector ord; 0 matrix ord; 1 'fro'; 2 'nuc'
+    x = _as_float(x)
+    dims = _axes(attrs.axis, x.dim())
+    if attrs.flag in (-2, 1):
+        return torch.linalg.vector_norm(x, 2, dims, keepdim=attrs.keepdims)
+    if attrs.flag == -1:
+        return torch.linalg.vector_norm(x, attrs.ord, dims, keepdim=attrs.keepdims)
+    ord_ = "nuc" if attrs.flag == 2 else attrs.ord
+    return torch.linalg.matrix_norm(x, ord_, dims, keepdim=attrs.keepdims)
+
+
+register(OpDef("_npi_norm", _norm, inputs=("data",),
+               params=[Float("ord", 2.0), OptShape("axis"), Bool("keepdims", False),
+                       Int("flag", -1)],
+               doc="Vector or matrix norm (``flag`` encodes NumPy's ``ord`` kind)."))
+register(OpDef("_npi_cholesky", lambda attrs, a: torch.linalg.cholesky(a), inputs=("A",),
+               doc="Lower Cholesky factor of a symmetric positive-definite matrix."))
+register(OpDef("_npi_solve", lambda attrs, a, b: torch.linalg.solve(a, b),
+               inputs=("A", "B"), doc="Solve ``A x = B``."))
+register(OpDef("_npi_pinv_scalar_rcond", lambda attrs, a: torch.linalg.pinv(
+                   a, rtol=attrs.rcond, hermitian=attrs.hermitian), inputs=("A",),
+               params=[Float("rcond", 1e-15), Bool("hermitian", False)],
+               doc="Moore-Penrose pseudo-inverse with a scalar ``rcond``."))
+register(OpDef("_npi_eigvalsh", lambda attrs, a: torch.linalg.eigvalsh(a, UPLO=attrs.UPLO),
+               inputs=("A",), params=[Str("UPLO", "L")],
+               doc="Eigenvalues of a symmetric matrix, ascending."))
+register(OpDef("_npi_svd", lambda attrs, a: tuple(torch.linalg.svd(a, full_matrices=False)),
+               inputs=("A",), num_outputs=3,
+               doc="SVD ``a = ut @ diag(l) @ v``: outputs (ut, l, v)."))
+
+
+# ---------------------------------------------------------------------- random
+def _rand_op(name: str, keys: tuple[str, str] | tuple[str], draw: Callable) -> None:
+    """Register ``_npi_<name>``: scalar parameters as attributes, array ones as inputs."""
+    def inputs(attrs) -> list[str]:
+        return [f"input{i + 1}" for i, k in enumerate(keys) if getattr(attrs, k) is None]
+
+    def compute(attrs, *ts, device=None) -> torch.Tensor:
+        dt = torch_dtype(getattr(attrs, "dtype", None) or "float32")
+        it = iter(ts)
+        ps = [next(it).to(dt) if getattr(attrs, k) is None else
+              torch.tensor(getattr(attrs, k), dtype=dt, device=device or "cpu") for k in keys]
+        dev = ts[0].device if ts else (device or "cpu")
+        shape = tuple(attrs.size) if attrs.size is not None else \
+            tuple(torch.broadcast_shapes(*[p.shape for p in ps]))
+        with torch.no_grad():
+            return draw(torch.empty(shape, dtype=dt, device=dev), *[p.to(dev) for p in ps])
+    params = [OptFloat(k) for k in keys] + [OptShape("size"), Str("ctx", "")]
+    if name != "exponential":
+        params.append(Dtype("dtype", "float32"))
+    register(OpDef(f"_npi_{name}", compute, inputs=inputs, creates=True, params=params,
+                   doc=f"Samples of the {name} distribution (NumPy-mode)."))
+
+
+_rand_op("uniform", ("low", "high"), lambda e, lo, hi: lo + (hi - lo) * e.uniform_())
+_rand_op("normal", ("loc", "scale"), lambda e, m, s: m + s * e.normal_())
+_rand_op("exponential", ("scale",), lambda e, s: s * e.exponential_())
+
+
 # ---------------------------------------------------------------------- npx table
 # ``mx.npx.<name>`` / ``mx.sym.npx.<name>`` -> the registered operator it runs (the name a
 # numpy-mode symbol JSON carries, as MXNet 1.9.1 writes it).

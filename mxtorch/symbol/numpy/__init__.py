@@ -3,14 +3,19 @@
 ``_Symbol`` (what ``Symbol.as_np_ndarray()`` returns), the NumPy functions on symbols,
 ``mx.sym.npx`` (:mod:`._npx`), and ``load``/``load_json`` returning ``_Symbol``.
 """
-from . import _npx  # noqa: F401
+from . import _npx, linalg, random  # noqa: F401
 from ._op import *  # noqa: F401,F403
+from ._op_ext import *  # noqa: F401,F403
+from ._op_ext import variance as _variance
 from ._symbol import _Symbol, as_np_symbol  # noqa: F401
-from ..symbol import var as _var, load as _load, load_json as _load_json
+from ..symbol import Symbol as _SymbolBase, var as _var, load as _load, load_json as _load_json
 
 
-def var(name, **kwargs):
-    """A numpy-mode variable (``mx.sym.var(name, ...).as_np_ndarray()``)."""
+def var(name, *args, **kwargs):
+    """The variance of a symbol (MXNet's ``mx.sym.np.var``), or, given a name string,
+    a numpy-mode variable (``mx.sym.var(name, ...).as_np_ndarray()``)."""
+    if isinstance(name, _SymbolBase):
+        return _variance(name, *args, **kwargs)
     return as_np_symbol(_var(name, **kwargs))
 
 

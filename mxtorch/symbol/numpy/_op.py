@@ -112,7 +112,7 @@ min = amin  # noqa: A001
 
 def argmax(a, axis=None, out=None):
     """Symbolic indices of the maxima (int64)."""
-    return make_np("_npi_argmax", [a], {"axis": axis})
+    return make_np("_npi_argmax", [a], {"axis": axis, "keepdims": False})
 
 
 def reshape(a, newshape, order="C"):
