@@ -285,8 +285,10 @@ class Symbol:
     def eval(self, ctx=None, **kwargs):
         """Evaluate the symbol with the given NDArrays; returns a list of outputs."""
         from ..context import current_context
+        from ..util import is_np_array
         exe = self.bind(ctx or current_context(), kwargs, grad_req="null")
-        return exe.forward()
+        outs = exe.forward()
+        return [o.as_np_ndarray() for o in outs] if is_np_array() else outs
 
     def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
         """Return the symbol itself: partitioning happens at compile time in mxtorch."""
