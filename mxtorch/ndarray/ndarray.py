@@ -433,6 +433,37 @@ def _fast_entry(name: str) -> tuple:
     return ent
 
 
+def call_plain(opdef, attrs, inputs):
+    """The shortest path for a plain operator on NDArrays with fixed attributes.
+
+    Returns ``None`` when the full :func:`invoke` is needed (recording with gradients,
+    an error to explain, several outputs). One and two inputs avoid building a list:
+    at this scale every Python step shows.
+    """
+    try:
+        if len(inputs) == 1:
+            t = inputs[0]._t
+            if t.requires_grad and not _STATE.recording:
+                return None
+            res = opdef.compute(attrs, t)
+        elif len(inputs) == 2:
+            ta, tb = inputs[0]._t, inputs[1]._t
+            if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:
+                return None
+            res = opdef.compute(attrs, ta, tb)
+        else:
+            return None
+    except Exception:  # noqa: BLE001 - invoke re-runs it and explains in MXNet's terms
+        return None
+    if res.__class__ is not torch.Tensor:
+        return None
+    arr = _new(NDArray)
+    arr._t = res
+    arr._ctx = inputs[0]._ctx
+    arr._ag = None
+    return arr
+
+
 def _binary(lhs: NDArray, rhs, array_op: str, scalar_op: str, _unused, reflected=False):
     """Python operators: the shortest path to the registry compute.
 
@@ -440,6 +471,7 @@ def _binary(lhs: NDArray, rhs, array_op: str, scalar_op: str, _unused, reflected
     (recording with grads, errors) goes through :func:`invoke` for its full handling.
     """
     if isinstance(rhs, NDArray):
+        # Inlined rather than call_plain(): this is the hottest path (about 1 us saved).
         ent = _FAST.get(array_op) or _fast_entry(array_op)
         ta, tb = (rhs._t, lhs._t) if reflected else (lhs._t, rhs._t)
         if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:

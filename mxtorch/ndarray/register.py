@@ -6,7 +6,7 @@ from typing import Any, Callable
 from ..base import MXNetError
 from ..context import Context
 from ..ops import registry as _reg
-from .ndarray import NDArray, invoke
+from .ndarray import NDArray, call_plain, invoke
 
 __all__ = ["make_function", "populate", "fluent_method"]
 
@@ -80,8 +80,14 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     nvar = opdef.key_var_num_args
 
     params = opdef.params
+    # Parameter-free plain operators: attributes fixed once, the shortest call path.
+    fast_attrs = opdef.default_attrs() if opdef.plain and not nvar and not params else None
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
+        if fast_attrs is not None and not kwargs and out is None and ctx is None and args:
+            res = call_plain(opdef, fast_attrs, args)
+            if res is not None:
+                return res
         if ctx is None and not nvar:
             for a in args:  # fast path: NDArray inputs, attribute keywords
                 if not isinstance(a, NDArray):
