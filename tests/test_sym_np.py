@@ -318,3 +318,15 @@ def test_graph_roundtrip_matches_mxnet_values():
     out = loaded.eval(x=np_array(xa))[0].asnumpy()
     # real MXNet 1.9.1 binding the same graph
     onp.testing.assert_allclose(out, [5.516068, 7.177111, 9.918873], rtol=1e-6)
+
+
+def test_tensordot_with_axis_lists():
+    a, b = _var("a"), _var("b")
+    x3, y3 = _rand(2, 3, 4), _rand(4, 3, 5, seed=1)
+    sym = S.tensordot(a, b, axes=([1, 2], [1, 0]))
+    # MXNet writes the axis lists as attributes of _npi_tensordot
+    assert _op_of(sym) == ("_npi_tensordot", {"a_axes_summed": "[1, 2]",
+                                              "b_axes_summed": "[1, 0]"})
+    (out,) = _run(sym, a=x3, b=y3)
+    onp.testing.assert_allclose(out, onp.tensordot(x3, y3, axes=([1, 2], [1, 0])),
+                                rtol=1e-5, atol=1e-5)

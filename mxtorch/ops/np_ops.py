@@ -563,6 +563,10 @@ register(OpDef("_np_trace", lambda attrs, x: torch.diagonal(
 register(OpDef("_npi_tensordot_int_axes", lambda attrs, a, b: torch.tensordot(
                    a, b, attrs.axes), inputs=("a", "b"), params=[Int("axes")],
                doc="Tensor dot over the last/first ``axes`` axes (``outer``: axes=0)."))
+register(OpDef("_npi_tensordot", lambda attrs, a, b: torch.tensordot(
+                   a, b, (list(attrs.a_axes_summed), list(attrs.b_axes_summed))),
+               inputs=("a", "b"), params=[Shape("a_axes_summed"), Shape("b_axes_summed")],
+               doc="Tensor dot over the listed axes of ``a`` and ``b``."))
 register(OpDef("_npi_vstack", lambda attrs, *xs: torch.vstack(xs), inputs=_var_inputs,
                key_var_num_args="num_args", params=[Int("num_args")],
                doc="Stack arrays row-wise."))

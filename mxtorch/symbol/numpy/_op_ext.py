@@ -169,10 +169,15 @@ def trace(a, offset=0, axis1=0, axis2=1, out=None):
 
 
 def tensordot(a, b, axes=2):
-    """Tensor dot product over ``axes`` (an int; ``_npi_tensordot_int_axes``)."""
-    if not isinstance(axes, int):
-        raise NotImplementedError("mx.sym.np.tensordot: only integer axes are supported")
-    return make_np("_npi_tensordot_int_axes", [a, b], {"axes": axes})
+    """Tensor dot product over ``axes``: an int (``_npi_tensordot_int_axes``) or a pair of
+    axis lists (``_npi_tensordot``)."""
+    if isinstance(axes, int):
+        return make_np("_npi_tensordot_int_axes", [a, b], {"axes": axes})
+    a_axes, b_axes = axes
+    a_axes = [a_axes] if isinstance(a_axes, int) else list(a_axes)
+    b_axes = [b_axes] if isinstance(b_axes, int) else list(b_axes)
+    return make_np("_npi_tensordot", [a, b], {"a_axes_summed": a_axes,
+                                             "b_axes_summed": b_axes})
 
 
 def outer(a, b):
