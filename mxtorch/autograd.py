@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, Sequence
 
 import torch
 

@@ -6,7 +6,6 @@ import numbers
 
 import numpy as np
 
-from .base import MXNetError
 from .ndarray.ndarray import NDArray, array
 
 __all__ = ["simple_forward", "check_symbolic_forward", "check_symbolic_backward",
@@ -240,5 +239,3 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
                 raise
     return [e.outputs for e in exes]
 
-
-del MXNetError

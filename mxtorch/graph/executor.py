@@ -7,14 +7,13 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 import torch
 
 from ..base import MXNetError
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _wrap, array
+from ..ndarray.ndarray import NDArray, _wrap
 from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram
 from .optimize import InferenceOptimizer, backend_from_env
@@ -417,5 +416,3 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         aux.append(src if src is not None and src.shape == tuple(s) else _zeros(s, t, ctx))
     return Executor(sym, ctx, args, grads, reqs, aux, group2ctx)
 
-
-del Any, array

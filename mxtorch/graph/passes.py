@@ -5,8 +5,6 @@ import ast
 import warnings
 from typing import Any
 
-import numpy as np
-
 from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
 from ..symbol.node import Entry, Node, topo_order
 from ..util import is_np_shape
@@ -220,5 +218,3 @@ def infer_type(sym, args: tuple, kwargs: dict, partial: bool):
         return [None if t is None else dtype_np(t).type for t in lst]
     return fmt(arg_t), fmt(out_t), fmt(aux_t)
 
-
-del np

@@ -6,7 +6,7 @@ argument array, a module's parameter and a kvstore buffer can be the same storag
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
@@ -16,7 +16,7 @@ from ..base import MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
 from ..ops.registry import OpDef as _OpDef
-from ..ops.tensor_util import np_to_torch_dtype, torch_dtype, torch_to_np_dtype
+from ..ops.tensor_util import torch_dtype, torch_to_np_dtype
 
 __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
            "to_dlpack_for_read", "to_dlpack_for_write"]

@@ -1,18 +1,13 @@
 """``mx.sym.Symbol``: an immutable DAG of variables and operator nodes, with MXNet naming."""
 from __future__ import annotations
 
-import copy as _copy
-import json
 import numbers
 import os
-import warnings
-from typing import Any
 
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, attr_to_str, dtype_np
-from ..name import NameManager
+from ..base import DTYPE_NP_TO_MX, MXNetError, dtype_np
 from ..ops import registry as _reg
 from .node import HIDDEN_KEYS, Entry, Node, topo_order
 
@@ -501,5 +496,3 @@ def load(fname: str) -> Symbol:
     except MXNetError as err:
         raise MXNetError(f"{fname}: {err}") from None
 
-
-del json, warnings, _copy, Any, attr_to_str, DTYPE_MX_TO_NP
