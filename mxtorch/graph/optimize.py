@@ -5,9 +5,13 @@ inference (``hybridize(static_alloc=True, static_shape=True)``, ``optimize_for(b
 ``MXNET_SUBGRAPH_BACKEND``, ``Module.bind(for_training=False)``). Here the same is done
 on the torch program of a :class:`~mxtorch.graph.compile.GraphProgram`:
 
-* the inference ``torch.fx`` module is traced with the parameters as constants,
-  ``torch.jit.freeze`` folds BatchNorm into the preceding convolutions and
-  ``torch.jit.optimize_for_inference`` prepacks oneDNN (MKLDNN) weights on CPU;
+* on CPU, Convolution[+BatchNorm][+add][+ReLU] groups run as single oneDNN calls on
+  channels-last activations with folded, prepacked weights (:mod:`.fusion`, MXNet's
+  ``MKLDNN`` backend, the default);
+* otherwise (CUDA, graphs with no convolution, ``backend="jit"``) the inference
+  ``torch.fx`` module is traced with the parameters as constants, ``torch.jit.freeze``
+  folds BatchNorm into the preceding convolutions and ``torch.jit.optimize_for_inference``
+  prepacks oneDNN (MKLDNN) weights on CPU;
 * ``backend="inductor"`` uses ``torch.compile`` instead;
 * on CUDA with static shapes the frozen program is replayed as a CUDA graph.
 
@@ -27,13 +31,16 @@ from typing import Callable, Sequence
 
 import torch
 
+from . import fusion
+
 __all__ = ["fold_batchnorm", "InferenceOptimizer", "backend_from_env", "BACKENDS"]
 
 log = logging.getLogger(__name__)
 
 #: backend names accepted by ``optimize_for`` / ``MXNET_SUBGRAPH_BACKEND``
-BACKENDS = {"MKLDNN": "jit", "ONEDNN": "jit", "DNNL": "jit", "MKLDNN_QUANTIZE": "jit",
-            "JIT": "jit", "DEFAULT": "jit", "TENSORRT": "jit", "INDUCTOR": "inductor",
+BACKENDS = {"MKLDNN": "onednn", "ONEDNN": "onednn", "DNNL": "onednn",
+            "MKLDNN_QUANTIZE": "onednn", "DEFAULT": "onednn", "JIT": "jit",
+            "TENSORRT": "jit", "INDUCTOR": "inductor",
             "TORCH_COMPILE": "inductor", "CUDAGRAPH": "jit"}
 
 _MAX_RECOMPILES = 4  # per signature: a "constant" changing every call is not constant
@@ -46,10 +53,11 @@ def backend_from_env() -> str | None:
 
 
 def resolve_backend(name: str | None) -> str:
-    """Map an MXNet backend name to the mxtorch strategy (``jit`` or ``inductor``)."""
+    """Map an MXNet backend name to the mxtorch strategy (``onednn``, ``jit`` or
+    ``inductor``); no name means the default, ``onednn``."""
     if not name:
-        return "jit"
-    return BACKENDS.get(str(name).upper(), "jit")
+        return "onednn"
+    return BACKENDS.get(str(name).upper(), "onednn")
 
 
 def fold_batchnorm(weight: torch.Tensor, bias: torch.Tensor | None, gamma: torch.Tensor,
@@ -203,9 +211,16 @@ class InferenceOptimizer:
         return ref
 
     def _build(self, tensors, data, device) -> Callable:
-        """Trace + freeze (+ oneDNN prepacking), or torch.compile, (+ CUDA graph)."""
-        gm = self.program.module(False, device)
+        """oneDNN fusion, or trace + freeze (+ oneDNN prepacking), or torch.compile
+        (+ CUDA graph)."""
+        on_cuda = bool(data) and data[0].is_cuda
         consts = [tensors[i].detach() for i in self.const_idx]
+        if self.strategy == "onednn" and not on_cuda and fusion.available():
+            gm, groups = fusion.fuse_program(self.program, tensors, self.const_idx, device)
+            if groups:
+                log.debug("'%s': %d oneDNN convolution groups", self.name, groups)
+                return _Frozen(gm, len(tensors), self.const_idx, consts).eval()
+        gm = self.program.module(False, device)
         mod = _Frozen(gm, len(tensors), self.const_idx, consts).eval()
         if self.strategy == "inductor":
             fn = torch.compile(mod, dynamic=False)
@@ -213,7 +228,6 @@ class InferenceOptimizer:
             traced = torch.jit.trace(mod, tuple(data), check_trace=False)
             fn = torch.jit.freeze(traced)
             fn = torch.jit.optimize_for_inference(fn)
-        on_cuda = bool(data) and data[0].is_cuda
         if on_cuda and self.cuda_graphs and torch.cuda.is_available():
             fn = _CudaGraph(fn, data)
         return fn
