@@ -199,3 +199,37 @@ def test_cached_op_under_autograd():
     np.testing.assert_array_equal(wv.grad.asnumpy(), [[1, 2, 3], [10, 20, 30]])
     with pytest.raises(MXNetError, match="expected 2 inputs"):
         op(xv)
+
+
+def test_gradients_never_alias_heads_inputs_or_views():
+    """backward hands fresh gradients over without copies (strided ones included), but a
+    gradient array never shares memory with a head gradient, an input, another gradient,
+    and a caller's view into a bigger buffer stays that view."""
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    sym = mx.sym.Group([mx.sym.transpose(x), mx.sym.FullyConnected(x, w, num_hidden=3,
+                                                                     no_bias=True)])
+    big = mx.nd.zeros((2, 3, 4))
+    grads = {"x": big[0], "w": mx.nd.zeros((3, 4))}  # grad of x: a view into `big`
+    rng = np.random.RandomState(0)
+    xv, wv = rng.randn(3, 4).astype(np.float32), rng.randn(3, 4).astype(np.float32)
+    exe = sym.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)}, args_grad=grads)
+    for step in range(3):
+        head0 = mx.nd.array(rng.randn(4, 3))
+        head1 = mx.nd.array(rng.randn(3, 3))
+        exe.forward(is_train=True)
+        exe.backward([head0, head1])
+        h0, h1 = head0.asnumpy().copy(), head1.asnumpy().copy()
+        np.testing.assert_allclose(big[0].asnumpy(), h0.T + h1 @ wv, rtol=1e-5)
+        np.testing.assert_allclose(grads["w"].asnumpy(), h1.T @ xv, rtol=1e-5)
+        # a gradient buffer written later must not change the heads or the inputs
+        grads["w"][:] = 7
+        big[:] = 5
+        np.testing.assert_array_equal(head0.asnumpy(), h0)
+        np.testing.assert_array_equal(head1.asnumpy(), h1)
+        np.testing.assert_array_equal(exe.arg_dict["x"].asnumpy(), xv)
+    w_ptr = exe.grad_dict["w"]._t.untyped_storage().data_ptr()
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((4, 3)), mx.nd.ones((3, 3))])
+    # the dense layer's (transposed) weight gradient was taken over, not copied
+    assert exe.grad_dict["w"]._t.untyped_storage().data_ptr() != w_ptr
+    np.testing.assert_allclose(grads["w"].asnumpy(), np.ones((3, 3)).T @ xv, rtol=1e-5)

@@ -470,3 +470,29 @@ def test_update_op_errors():
         mx.nd.multi_sgd_update(w, w, w, lrs=(0.1,), wds=(0.0,), num_weights=2)
     with pytest.raises(MXNetError, match="same dtype"):
         mx.nd.multi_sum_sq(w, mx.nd.ones((2,), dtype="float16"), num_arrays=2)
+
+
+def test_updater_sends_all_sgd_weights_to_one_multi_tensor_update(monkeypatch):
+    from mxtorch.optimizer import sgd as sgd_mod
+    calls = []
+    real = sgd_mod.sgd_foreach_
+
+    def counting(weights, *a, **k):
+        calls.append(len(weights))
+        return real(weights, *a, **k)
+    monkeypatch.setattr(sgd_mod, "sgd_foreach_", counting)
+    rng = np.random.RandomState(0)
+    shapes = [(3, 4), (3,), (5, 3), (5,), (2, 5), (2,)]
+    ws = [mx.nd.array(rng.randn(*s)) for s in shapes]
+    gs = [mx.nd.array(rng.randn(*s)) for s in shapes]
+    ref = [w.copy() for w in ws]
+    kw = dict(learning_rate=0.1, momentum=0.9, wd=0.01, rescale_grad=0.5)
+    upd = mx.optimizer.get_updater(mx.optimizer.SGD(**kw))
+    single = mx.optimizer.get_updater(mx.optimizer.SGD(**kw))
+    for _ in range(3):
+        upd(list(range(6)), gs, ws)
+        for i in range(6):
+            single(i, gs[i], ref[i])
+    assert calls[:1] == [6]  # MXNet would chunk by aggregate_num=4; results are equal
+    for w, r in zip(ws, ref):
+        np.testing.assert_allclose(w.asnumpy(), r.asnumpy(), rtol=1e-6, atol=1e-7)

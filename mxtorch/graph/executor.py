@@ -23,6 +23,10 @@ __all__ = ["Executor", "bind", "simple_bind"]
 _REQS = ("write", "add", "null", "inplace")
 
 
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
 class Executor:
     """Executes a bound symbol. Create it with ``Symbol.bind`` or ``Symbol.simple_bind``."""
 
@@ -49,6 +53,7 @@ class Executor:
         self.outputs: list[NDArray] = self._initial_outputs()
         self._out_tensors: tuple = ()
         self._leaves: list = []
+        self._handed: dict[int, torch.Tensor] = {}  # grad tensors placed by backward
         self._monitor = None
         self._monitor_all = False
         self._opt: InferenceOptimizer | None = None
@@ -159,9 +164,12 @@ class Executor:
                                       allow_unused=True)
         else:
             res = [None] * len(self._leaves)
-        # A fresh gradient that aliases nothing (no head gradient, no other gradient) becomes
-        # the bound grad array's contents without a copy; the NDArray object is unchanged.
-        taken = {t.data_ptr() for t in grads}
+        # A fresh gradient whose storage nothing else uses (no head gradient, input or other
+        # gradient) becomes the bound grad array's contents without a copy, in whatever
+        # strides autograd produced (a dense layer's weight gradient is a transposed view);
+        # the NDArray object the caller holds is unchanged.
+        taken = {_storage(t) for t in grads}
+        taken.update(_storage(a._t) for a in self._input_arrays)
         with torch.no_grad():
             for (_, i), g in zip(self._grad_slots, res):
                 arr = self.grad_arrays[i]
@@ -171,11 +179,11 @@ class Executor:
                         buf.add_(g)
                 elif g is None:
                     buf.zero_()
-                elif g._base is None and g.data_ptr() not in taken and \
-                        g.shape == buf.shape and g.dtype == buf.dtype and \
-                        g.is_contiguous() and not buf._is_view():
-                    taken.add(g.data_ptr())
-                    arr._t = g
+                elif g.shape == buf.shape and g.dtype == buf.dtype and \
+                        g.device == buf.device and _storage(g) not in taken and \
+                        (not buf._is_view() or self._handed.get(i) is buf):
+                    taken.add(_storage(g))
+                    arr._t = self._handed[i] = g
                 else:
                     buf.copy_(g)
 

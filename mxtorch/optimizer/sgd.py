@@ -68,9 +68,9 @@ class SGD(Optimizer):
         state = momentum * state + rescaled_grad
         weight = weight - state
 
-    Several weights passed at once (the Updater aggregates up to
-    ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default 4) go through the fused
-    ``multi_sgd_update`` family.
+    Several weights passed at once go through the fused ``multi_sgd_update`` family (MXNet
+    aggregates up to ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default 4; mxtorch's Updater
+    hands all weights of one dtype to one multi-tensor update, with equal results).
 
     Parameters
     ----------
@@ -87,6 +87,8 @@ class SGD(Optimizer):
         self.momentum = momentum
         self.lazy_update = lazy_update
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
+
+    _foreach_update = True  # the Updater may pass any number of weights at once
 
     def create_state_multi_precision(self, index, weight):
         return _mp_state_with_copy(self, index, weight, "SGD")

@@ -88,6 +88,10 @@ class Updater:
             type_map.setdefault(w.dtype, []).append((i, w, g))
         num = self.optimizer.aggregate_num
         for group in type_map.values():
+            if getattr(self.optimizer, "_foreach_update", False):
+                # one multi-tensor update for the whole group: MXNet's chunks of
+                # aggregate_num exist for its kernels' argument limits, the results are equal
+                num = len(group)
             idxs, ws, gs = zip(*group)
             for s in range(0, len(idxs), num):
                 states = [self.states[i] for i in idxs[s:s + num]]
