@@ -218,3 +218,33 @@ def test_repr_and_errors():
         gloss.L1Loss(weight='2')(mx.nd.array(P), mx.nd.array(L))
     with pytest.raises(NotImplementedError):
         gloss.Loss(None, 0)(mx.nd.array(P))
+
+
+def test_softmax_ce_ndarray_fast_path_matches_mxnet_and_graph():
+    """Real MXNet 1.9.1: loss and gradient, labels clipped (7 -> 3, -2 -> 0) and truncated
+    (3.7 -> 3) as pick does; the NDArray path (one fused op) equals the hybridized graph."""
+    p = np.array([[1.7640524, 0.4001572, 0.978738, 2.2408931],
+                  [1.867558, -0.9772779, 0.9500884, -0.1513572],
+                  [-0.1032189, 0.4105985, 0.1440436, 1.4542735],
+                  [0.7610377, 0.121675, 0.4438632, 0.3336743],
+                  [1.4940791, -0.2051583, 0.3130677, -0.8540958]], np.float32)
+    want_loss = [1.2007511, 2.4829435, 1.6493986, 1.4948492, 0.460793]
+    want_grad = [[-0.6990319, 0.0769464, 0.1372343, 0.4848526],
+                 [0.6287457, 0.0365577, 0.251202, -0.9165029],
+                 [0.1149548, -0.8078346, 0.1472014, 0.5456794],
+                 [0.343872, 0.1814367, 0.2504089, -0.7757176],
+                 [-0.3692167, 0.1153216, 0.1936303, 0.0602672]]
+    label = mx.nd.array([0, 3.7, 1, 7, -2])
+    for hybrid in (False, True):
+        lf = gloss.SoftmaxCrossEntropyLoss()
+        if hybrid:
+            lf.hybridize()
+        x = mx.nd.array(p)
+        x.attach_grad()
+        with mx.autograd.record():
+            loss = lf(x, label)
+        loss.backward()
+        np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=1e-5)
+        np.testing.assert_allclose(x.grad.asnumpy(), want_grad, rtol=1e-5, atol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match="_softmax_cross_entropy_rows"):
+        mx.nd._internal._softmax_cross_entropy_rows(mx.nd.ones((2, 3, 4)), mx.nd.ones((2,)))

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import ndarray
 from ..base import numeric_types
+from ..util import is_np_array
 from .block import HybridBlock
 
 __all__ = ['Loss', 'L2Loss', 'L1Loss',
@@ -184,6 +185,12 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if (F is ndarray and self._sparse_label and not self._from_logits
+                and sample_weight is None and self._weight is None and self._batch_axis == 0
+                and pred.ndim == 2 and self._axis in (-1, 1) and label.size == pred.shape[0]
+                and not is_np_array()):
+            # the same values and gradients as the graph below, as one fused operator
+            return ndarray._internal._softmax_cross_entropy_rows(pred, label)
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:

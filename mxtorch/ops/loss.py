@@ -628,3 +628,24 @@ use_label_lengths : boolean, optional, default=0
 blank_label : {'first', 'last'}, optional, default='first'
     Set the label that is reserved for blank label.
 """))
+
+
+# ---------------------------------------------------------------------- Gluon's softmax CE
+def _softmax_ce(attrs: Any, data: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
+    """``-pick(log_softmax(data), label)`` per row of (batch, classes) logits, in one kernel.
+
+    Gluon's ``SoftmaxCrossEntropyLoss`` (sparse labels, class axis last, batch axis 0)
+    on NDArrays; the Symbol form keeps MXNet's log_softmax/pick/mean graph. # MXNet: pick
+    clips out-of-range labels into [0, classes) and truncates float labels.
+    """
+    if data.dim() != 2 or label.numel() != data.shape[0]:
+        raise MXNetError(f"Operator _softmax_cross_entropy_rows: data must be (batch, "
+                         f"classes) and label (batch,), got {tuple(data.shape)} and "
+                         f"{tuple(label.shape)}")
+    lab = label.reshape(-1).to(torch.int64).clamp(0, data.shape[1] - 1)
+    return F.cross_entropy(data, lab, reduction="none")
+
+
+register(OpDef("_softmax_cross_entropy_rows", _softmax_ce, inputs=("data", "label"),
+               doc="Per-row softmax cross entropy of (batch, classes) logits with sparse "
+                   "labels (the NDArray form of Gluon's SoftmaxCrossEntropyLoss)."))
