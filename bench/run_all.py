@@ -2,7 +2,7 @@
 column, interleaved, and print same-run speed ratios against torch eager.
 
     OMP_WAIT_POLICY=passive python bench/run_all.py [--rounds 5] [--only w1,w2]
-        [--columns mxtorch,torch,compile] [--no-memory]
+        [--columns mxtorch,torch,compile[,mxnet]] [--mxnet-python PATH] [--no-memory]
 
 Each column is a long-lived worker process (so torch.compile compiles once); for every
 workload the driver asks the workers in turn for one timing sample, ``rounds`` times, and
@@ -10,6 +10,11 @@ reports medians. Ratios are ``torch eager time / column time`` (> 1: faster than
 The peak memory of a resnet18 training step is measured in a fresh process per column
 (ru_maxrss growth over the step). Only ratios taken in the same run are meaningful on a
 machine whose capacity varies.
+
+The optional ``mxnet`` column runs the same workloads in real MXNet 1.9.1
+(``bench/mxnet_ref.py``) with an interpreter that has it (``--mxnet-python`` or
+``MXNET_REF_PYTHON``), so mxtorch can be compared with the framework it replaces in the
+same run; MXNet itself is never a dependency of the project.
 """
 from __future__ import annotations
 
@@ -78,10 +83,16 @@ def memory(column: str) -> None:
     print(json.dumps({"peak_mib": after / 1024, "step_mib": (after - before) / 1024}))
 
 
-def _spawn(args: list[str]) -> subprocess.Popen:
+def _spawn(args: list[str], mxnet_python: str | None = None) -> subprocess.Popen:
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    return subprocess.Popen([sys.executable, os.path.abspath(__file__)] + args,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    if args[-1] == "mxnet":
+        if not mxnet_python:
+            raise SystemExit("the mxnet column needs --mxnet-python or MXNET_REF_PYTHON")
+        env.update(OMP_NUM_THREADS=str(THREADS), MXNET_MKLDNN_ENABLED="1")
+        cmd = [mxnet_python, os.path.join(HERE, "mxnet_ref.py")]
+    else:
+        cmd = [sys.executable, os.path.abspath(__file__)] + args
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             env=env, bufsize=1)
 
 
@@ -92,8 +103,9 @@ def _ask(proc: subprocess.Popen, name: str) -> dict:
     return json.loads(line) if line else {"error": "worker died"}
 
 
-def drive(workloads_: list[str], columns: list[str], rounds: int) -> dict:
-    procs = {c: _spawn(["--worker", c]) for c in columns}
+def drive(workloads_: list[str], columns: list[str], rounds: int,
+          mxnet_python: str | None = None) -> dict:
+    procs = {c: _spawn(["--worker", c], mxnet_python) for c in columns}
     results: dict = {}
     try:
         for w in workloads_:
@@ -132,6 +144,8 @@ def _print_row(w: str, res: dict, columns: list[str]) -> None:
     extra = ""
     if w == "dispatch_add" and base and res.get("mxtorch"):
         extra = f"  overhead {(res['mxtorch'] - base) * 1e6:.2f} us/call"
+    if res.get("mxnet") and res.get("mxtorch"):
+        extra += f"  mxtorch vs MXNet x{res['mxnet'] / res['mxtorch']:.2f}"
     print(f"{w:<24s} " + " | ".join(cells) + extra, flush=True)
 
 
@@ -143,6 +157,8 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--columns", default="mxtorch,torch,compile")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--mxnet-python", default=os.environ.get("MXNET_REF_PYTHON"),
+                    help="interpreter with mxnet 1.9.1 for the optional mxnet column")
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker)
@@ -154,9 +170,9 @@ def main() -> None:
     columns = args.columns.split(",")
     print(f"threads={THREADS} OMP_WAIT_POLICY=passive rounds={args.rounds}; "
           f"ratio = torch eager time / column time (>1 is faster than eager)")
-    drive(names, columns, args.rounds)
+    drive(names, columns, args.rounds, args.mxnet_python)
     if not args.no_memory:
-        for c in [c for c in columns if c != "compile"]:
+        for c in [c for c in columns if c not in ("compile", "mxnet")]:
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory", c],
                                  capture_output=True, text=True,
                                  env=dict(os.environ, OMP_WAIT_POLICY="passive"))

@@ -81,8 +81,27 @@ def _softmax_grad_layout(attrs: Any, out: torch.Tensor,
     return out.reshape(n, -1).unsqueeze(2), label.reshape(-1)[:n].reshape(n, 1)
 
 
+_CLASSES: dict = {}  # (classes, device) -> arange(classes), for the one-hot comparison
+
+
+def _class_ids(k: int, device: torch.device) -> torch.Tensor:
+    ids = _CLASSES.get((k, device))
+    if ids is None:
+        ids = _CLASSES[(k, device)] = torch.arange(k, device=device)
+    return ids
+
+
 def _softmax_output_grad(attrs: Any, out: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
     """(softmax - target) * grad_scale / norm, MXNet's SoftmaxOutput backward."""
+    if (out.dim() == 2 and not attrs.multi_output and not attrs.use_ignore
+            and not attrs.out_grad and attrs.smooth_alpha <= 0
+            and attrs.normalization != "valid"):
+        # the common (batch, classes) case in the fewest kernels; same arithmetic as below
+        n, k = out.shape
+        lab = label.reshape(-1)[:n].to(torch.int64)
+        grad = out - (lab.unsqueeze(1) == _class_ids(k, out.device)).to(out.dtype)
+        scale = attrs.grad_scale / n if attrs.normalization == "batch" else attrs.grad_scale
+        return grad.mul_(scale) if scale != 1.0 else grad
     out3, lab = _softmax_grad_layout(attrs, out, label)
     k = out3.shape[1]
     # MXNet: labels and ignore_label are compared after a C cast to int (truncation).

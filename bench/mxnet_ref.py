@@ -1,0 +1,141 @@
+"""The issue-10 workloads in real MXNet 1.9.1: the optional ``mxnet`` column of run_all.py.
+
+Run by ``run_all.py --columns mxtorch,torch,mxnet --mxnet-python /path/to/python`` with an
+interpreter that has ``mxnet`` (and NumPy < 1.24) installed; it never imports torch or
+mxtorch. It answers the same line protocol as run_all's workers: one workload name per
+line in, one JSON timing sample per line out. MXNet runs asynchronously, so every sample
+ends with ``mx.nd.waitall()``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def _data(shape, classes=10, seed=0):
+    rng = np.random.RandomState(seed)
+    return (rng.uniform(0, 1, shape).astype(np.float32),
+            rng.randint(0, classes, shape[0]).astype(np.int64))
+
+
+def _gluon_step(mx, net, x, y, batch):
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               {"learning_rate": 0.01, "momentum": 0.9})
+
+    def step():
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+    return step
+
+
+def _mlp_symbol(mx):
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=256, name="fc1")
+    net = mx.sym.Activation(net, act_type="relu", name="relu1")
+    net = mx.sym.FullyConnected(net, num_hidden=256, name="fc2")
+    net = mx.sym.Activation(net, act_type="relu", name="relu2")
+    net = mx.sym.FullyConnected(net, num_hidden=10, name="fc3")
+    return mx.sym.SoftmaxOutput(net, name="softmax")
+
+
+def build(mx, name: str):
+    """``(step, number)`` for one workload, as in workloads.build for the mxtorch column."""
+    from mxnet.gluon import nn
+    if name in ("resnet18_b1", "resnet18_b16"):
+        batch = 1 if name == "resnet18_b1" else 16
+        from mxnet.gluon.model_zoo import vision
+        net = vision.resnet18_v1()
+        net.initialize(mx.init.Xavier())
+        net.hybridize(static_alloc=True, static_shape=True)
+        x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)))
+        return (lambda: net(x)), (5 if batch == 1 else 1)
+    if name == "lenet_train_b64":
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(20, 5, activation="relu"), nn.MaxPool2D(2, 2),
+                nn.Conv2D(50, 5, activation="relu"), nn.MaxPool2D(2, 2), nn.Flatten(),
+                nn.Dense(500, activation="relu"), nn.Dense(10))
+        net.initialize(mx.init.Xavier())
+        net.hybridize(static_alloc=True, static_shape=True)
+        x, y = _data((64, 1, 28, 28))
+        return _gluon_step(mx, net, mx.nd.array(x), mx.nd.array(y), 64), 10
+    if name == "mlp_fwdbwd_b128":
+        sym = _mlp_symbol(mx)
+        exe = sym.simple_bind(mx.cpu(), data=(128, 784), grad_req={
+            n: ("null" if n in ("data", "softmax_label") else "write")
+            for n in sym.list_arguments()})
+        rng = np.random.RandomState(0)
+        for arr in exe.arg_dict.values():
+            arr[:] = rng.uniform(-0.05, 0.05, arr.shape)
+        exe.arg_dict["softmax_label"][:] = rng.randint(0, 10, 128)
+
+        def step():
+            exe.forward(is_train=True)
+            exe.backward()
+        return step, 20
+    if name == "module_fit_epoch_b100":
+        x, y = _data((2000, 784))
+        it = mx.io.NDArrayIter(x, y.astype(np.float32), batch_size=100,
+                               label_name="softmax_label")
+        mod = mx.mod.Module(_mlp_symbol(mx))
+        mod.bind(it.provide_data, it.provide_label)
+        mod.init_params(mx.init.Xavier())
+        mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.01,
+                                                              "momentum": 0.9})
+
+        def fit():
+            it.reset()
+            mod.fit(it, num_epoch=1, eval_metric="acc", kvstore=None, force_init=False)
+        return fit, 1
+    if name == "imperative_mlp_b32":
+        net = nn.Sequential()
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(256, activation="relu"),
+                nn.Dense(10))
+        net.initialize(mx.init.Xavier())
+        x, y = _data((32, 784))
+        return _gluon_step(mx, net, mx.nd.array(x), mx.nd.array(y), 32), 50
+    if name == "dispatch_add":
+        a, b = mx.nd.ones((64, 64)), mx.nd.ones((64, 64))
+        return (lambda: a + b), 20000
+    raise KeyError(name)
+
+
+def worker() -> None:
+    os.environ.setdefault("MXNET_MKLDNN_ENABLED", "1")
+    import logging
+    import warnings
+    warnings.simplefilter("ignore")
+    logging.disable(logging.WARNING)
+    import mxnet as mx
+    built: dict = {}
+    for line in sys.stdin:
+        name = line.strip()
+        if not name:
+            continue
+        try:
+            if name not in built:
+                t0 = time.perf_counter()
+                step, number = build(mx, name)
+                for _ in range(3):
+                    step()
+                mx.nd.waitall()
+                built[name] = (step, number, time.perf_counter() - t0)
+            step, number, setup = built[name]
+            t0 = time.perf_counter()
+            for _ in range(number):
+                step()
+            mx.nd.waitall()
+            reply = {"t": (time.perf_counter() - t0) / number, "setup": setup}
+        except Exception as err:  # noqa: BLE001 -- report, keep serving
+            reply = {"error": f"{type(err).__name__}: {err}"[:300]}
+        print(json.dumps(reply), flush=True)
+
+
+if __name__ == "__main__":
+    worker()
