@@ -71,17 +71,8 @@ class GraphProgram:
         for n in self.input_nodes:
             env[(id(n), 0)] = graph.placeholder(_ident(n.name))
         for n in self.nodes:
-            if n.is_variable:
-                continue
-            fn = _bound(n, is_train, device, (filled or {}).get(id(n)))
-            args = tuple(env[(id(e.node), e.index)] for e in n.inputs)
-            out = graph.call_function(fn, args)
-            nout = n.num_outputs()
-            if nout == 1:
-                env[(id(n), 0)] = out
-            else:
-                for i in range(nout):
-                    env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
+            if not n.is_variable:
+                emit_node(graph, env, n, _bound(n, is_train, device, (filled or {}).get(id(n))))
         graph.output(tuple(env[(id(h.node), h.index)] for h in self.heads))
         return fx.GraphModule(torch.nn.Module(), graph, class_name="GraphProgram")
 
@@ -108,6 +99,17 @@ class GraphProgram:
                 env[(id(n), i)] = t
                 callback(f"{n.name}_{name}", t)
         return tuple(env[(id(h.node), h.index)] for h in self.heads)
+
+
+def emit_node(graph: fx.Graph, env: dict, n: Node, fn: Callable) -> None:
+    """Append ``fn(*inputs of n)`` to ``graph``; record its outputs in ``env`` by entry."""
+    out = graph.call_function(fn, tuple(env[(id(e.node), e.index)] for e in n.inputs))
+    nout = n.num_outputs()
+    if nout == 1:
+        env[(id(n), 0)] = out
+        return
+    for i in range(nout):
+        env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
 
 
 def _subgraph_callables(n: Node, is_train: bool, device) -> list[Callable]:

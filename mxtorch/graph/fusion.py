@@ -14,7 +14,6 @@ fused intermediate has exactly one consumer and is not a graph output.
 """
 from __future__ import annotations
 
-import operator
 from collections import defaultdict
 from typing import Callable, Sequence
 
@@ -22,7 +21,7 @@ import torch
 import torch.fx as fx
 
 from ..symbol.node import Node
-from .compile import _bound, _ident
+from .compile import _bound, _ident, emit_node
 from .passes import infer_graph_shapes
 
 __all__ = ["available", "fuse_program"]
@@ -213,14 +212,7 @@ def fuse_program(program, tensors: Sequence[torch.Tensor], const_idx: Sequence[i
                          and (id(g.other.node), g.other.index) not in fuser.heads)
             env[(id(n), 0)] = graph.call_function(fuser.kernel(g, fresh), args)
             continue
-        fn = _bound(n, False, device)
-        out = graph.call_function(fn, tuple(env[(id(e.node), e.index)] for e in n.inputs))
-        nout = n.num_outputs()
-        if nout == 1:
-            env[(id(n), 0)] = out
-        else:
-            for i in range(nout):
-                env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
+        emit_node(graph, env, n, _bound(n, False, device))
     graph.output(tuple(graph.call_function(_dense, (env[(id(h.node), h.index)],))
                        for h in program.heads))
     return fx.GraphModule(torch.nn.Module(), graph, class_name="FusedProgram"), len(groups)
