@@ -9,19 +9,14 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from common import compare, report
+from mxnet_ref import _mlp_symbol
 
 torch.set_num_threads(int(__import__("os").environ.get("BENCH_THREADS", "2")))
 BATCH = 128
 
 
 def mx_executor():
-    data = mx.sym.var("data")
-    net = mx.sym.FullyConnected(data, num_hidden=256, name="fc1")
-    net = mx.sym.Activation(net, act_type="relu", name="relu1")
-    net = mx.sym.FullyConnected(net, num_hidden=256, name="fc2")
-    net = mx.sym.Activation(net, act_type="relu", name="relu2")
-    net = mx.sym.FullyConnected(net, num_hidden=10, name="fc3")
-    net = mx.sym.SoftmaxOutput(net, name="softmax")
+    net = _mlp_symbol(mx)
     exe = net.simple_bind(mx.cpu(), data=(BATCH, 784), grad_req={
         n: ("null" if n in ("data", "softmax_label") else "write")
         for n in net.list_arguments()})

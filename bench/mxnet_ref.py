@@ -1,10 +1,12 @@
-"""The issue-10 workloads in real MXNet 1.9.1: the optional ``mxnet`` column of run_all.py.
+"""The issue-10 workloads written once against the MXNet 1.9.1 API: ``build(mx, name)``.
 
-Run by ``run_all.py --columns mxtorch,torch,mxnet --mxnet-python /path/to/python`` with an
-interpreter that has ``mxnet`` (and NumPy < 1.24) installed; it never imports torch or
-mxtorch. It answers the same line protocol as run_all's workers: one workload name per
-line in, one JSON timing sample per line out. MXNet runs asynchronously, so every sample
-ends with ``mx.nd.waitall()``.
+The ``mxtorch`` column of run_all.py runs them with ``mx = mxtorch`` (the same user code a
+MXNet user would bring) and the optional ``mxnet`` column with real MXNet 1.9.1:
+``run_all.py --columns mxtorch,torch,mxnet --mxnet-python /path/to/python`` runs this file
+with an interpreter that has ``mxnet`` (and NumPy < 1.24); it never imports torch or
+mxtorch. ``serve`` is the workers' line protocol: one workload name per line in, one JSON
+timing sample per line out. MXNet runs asynchronously, so its samples end with
+``mx.nd.waitall()``.
 """
 from __future__ import annotations
 
@@ -45,17 +47,21 @@ def _mlp_symbol(mx):
     return mx.sym.SoftmaxOutput(net, name="softmax")
 
 
+def resnet18(mx):
+    net = mx.gluon.model_zoo.vision.resnet18_v1()
+    net.initialize(mx.init.Xavier())
+    return net
+
+
 def build(mx, name: str):
-    """``(step, number)`` for one workload, as in workloads.build for the mxtorch column."""
-    from mxnet.gluon import nn
+    """``(step, number)``: one unit of work and how many calls one timing sample takes."""
+    nn = mx.gluon.nn
     if name in ("resnet18_b1", "resnet18_b16"):
         batch = 1 if name == "resnet18_b1" else 16
-        from mxnet.gluon.model_zoo import vision
-        net = vision.resnet18_v1()
-        net.initialize(mx.init.Xavier())
+        net = resnet18(mx)
         net.hybridize(static_alloc=True, static_shape=True)
         x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)))
-        return (lambda: net(x)), (5 if batch == 1 else 1)
+        return (lambda: net(x).wait_to_read()), (5 if batch == 1 else 1)
     if name == "lenet_train_b64":
         net = nn.HybridSequential()
         net.add(nn.Conv2D(20, 5, activation="relu"), nn.MaxPool2D(2, 2),
@@ -106,13 +112,9 @@ def build(mx, name: str):
     raise KeyError(name)
 
 
-def worker() -> None:
-    os.environ.setdefault("MXNET_MKLDNN_ENABLED", "1")
-    import logging
-    import warnings
-    warnings.simplefilter("ignore")
-    logging.disable(logging.WARNING)
-    import mxnet as mx
+def serve(build_one, sync=lambda: None) -> None:
+    """Answer workload names on stdin with one JSON timing sample each (first call builds
+    and warms the workload up, untimed)."""
     built: dict = {}
     for line in sys.stdin:
         name = line.strip()
@@ -121,20 +123,31 @@ def worker() -> None:
         try:
             if name not in built:
                 t0 = time.perf_counter()
-                step, number = build(mx, name)
+                step, number = build_one(name)
                 for _ in range(3):
                     step()
-                mx.nd.waitall()
+                sync()
                 built[name] = (step, number, time.perf_counter() - t0)
             step, number, setup = built[name]
             t0 = time.perf_counter()
             for _ in range(number):
                 step()
-            mx.nd.waitall()
+            sync()
             reply = {"t": (time.perf_counter() - t0) / number, "setup": setup}
         except Exception as err:  # noqa: BLE001 -- report, keep serving
             reply = {"error": f"{type(err).__name__}: {err}"[:300]}
         print(json.dumps(reply), flush=True)
+
+
+def worker() -> None:
+    """The ``mxnet`` column: these workloads in real MXNet."""
+    os.environ.setdefault("MXNET_MKLDNN_ENABLED", "1")
+    import logging
+    import warnings
+    warnings.simplefilter("ignore")
+    logging.disable(logging.WARNING)
+    import mxnet as mx
+    serve(lambda name: build(mx, name), mx.nd.waitall)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THREADS = int(os.environ.get("BENCH_THREADS", "2"))
@@ -46,26 +45,8 @@ def worker(column: str) -> None:
     import logging
     logging.disable(logging.WARNING)
     import workloads
-    built: dict = {}
-    for line in sys.stdin:
-        name = line.strip()
-        if not name:
-            continue
-        try:
-            if name not in built:
-                t0 = time.perf_counter()
-                step, number = workloads.build(name, column)
-                for _ in range(3):
-                    step()
-                built[name] = (step, number, time.perf_counter() - t0)
-            step, number, setup = built[name]
-            t0 = time.perf_counter()
-            for _ in range(number):
-                step()
-            reply = {"t": (time.perf_counter() - t0) / number, "setup": setup}
-        except Exception as err:  # noqa: BLE001 -- report, keep serving
-            reply = {"error": f"{type(err).__name__}: {err}"[:300]}
-        print(json.dumps(reply), flush=True)
+    from mxnet_ref import serve
+    serve(lambda name: workloads.build(name, column))
 
 
 def memory(column: str) -> None:

@@ -2,7 +2,9 @@
 ``compile`` (``torch.compile`` of the same torch model).
 
 ``build(workload, column)`` returns ``(step, number)``: a no-argument callable doing one
-unit of work and how many calls one timing sample takes. Used by ``run_all.py``.
+unit of work and how many calls one timing sample takes. Used by ``run_all.py``. The
+mxtorch column runs the MXNet-API code of ``mxnet_ref.build`` with ``mx = mxtorch`` (the
+same code the optional real-MXNet column runs); this file holds the torch baselines.
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import torch.nn as tnn
 import torch.nn.functional as F
 
 import mxtorch as mx
-from mxtorch.gluon import nn
+from mxnet_ref import _data, _gluon_step, resnet18
+from mxnet_ref import build as build_mx
 
 WORKLOADS = ["resnet18_b1", "resnet18_b16", "lenet_train_b64", "mlp_fwdbwd_b128",
              "module_fit_epoch_b100", "imperative_mlp_b32", "dispatch_add"]
@@ -53,21 +56,9 @@ def torch_resnet18() -> tnn.Module:
     return tnn.Sequential(*layers)
 
 
-def mx_resnet18():
-    from mxtorch.gluon.model_zoo import vision
-    net = vision.resnet18_v1()
-    net.initialize(mx.init.Xavier())
-    return net
-
-
 def resnet_infer(column: str, batch: int):
     x = np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
     number = 5 if batch == 1 else 1
-    if column == "mxtorch":
-        net = mx_resnet18()
-        xa = mx.nd.array(x)
-        net.hybridize(static_alloc=True, static_shape=True)
-        return (lambda: net(xa).wait_to_read()), number
     model = torch_resnet18().eval()
     if column == "compile":
         model = _compile(model)
@@ -80,32 +71,10 @@ def resnet_infer(column: str, batch: int):
 
 
 # ---------------------------------------------------------------- LeNet training
-def mx_lenet():
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(20, 5, activation="relu"), nn.MaxPool2D(2, 2),
-            nn.Conv2D(50, 5, activation="relu"), nn.MaxPool2D(2, 2), nn.Flatten(),
-            nn.Dense(500, activation="relu"), nn.Dense(10))
-    net.initialize(mx.init.Xavier())
-    return net
-
-
 def torch_lenet() -> tnn.Module:
     return tnn.Sequential(tnn.Conv2d(1, 20, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2),
                           tnn.Conv2d(20, 50, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2),
                           tnn.Flatten(), tnn.Linear(800, 500), tnn.ReLU(), tnn.Linear(500, 10))
-
-
-def _gluon_step(net, x, y, batch):
-    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
-                               {"learning_rate": 0.01, "momentum": 0.9})
-
-    def step():
-        with mx.autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(batch)
-    return step
 
 
 def _torch_step(model, x, y):
@@ -118,18 +87,8 @@ def _torch_step(model, x, y):
     return step
 
 
-def _data(shape, classes=10, seed=0):
-    rng = np.random.RandomState(seed)
-    return (rng.uniform(0, 1, shape).astype(np.float32),
-            rng.randint(0, classes, shape[0]).astype(np.int64))
-
-
 def lenet_train(column: str):
     x, y = _data((64, 1, 28, 28))
-    if column == "mxtorch":
-        net = mx_lenet()
-        net.hybridize(static_alloc=True, static_shape=True)
-        return _gluon_step(net, mx.nd.array(x), mx.nd.array(y), 64), 10
     model = torch_lenet()
     if column == "compile":
         model = _compile(model)
@@ -142,32 +101,8 @@ def torch_mlp() -> tnn.Module:
                           tnn.Linear(256, 10))
 
 
-def mlp_symbol():
-    data = mx.sym.var("data")
-    net = mx.sym.FullyConnected(data, num_hidden=256, name="fc1")
-    net = mx.sym.Activation(net, act_type="relu", name="relu1")
-    net = mx.sym.FullyConnected(net, num_hidden=256, name="fc2")
-    net = mx.sym.Activation(net, act_type="relu", name="relu2")
-    net = mx.sym.FullyConnected(net, num_hidden=10, name="fc3")
-    return mx.sym.SoftmaxOutput(net, name="softmax")
-
-
 def mlp_fwdbwd(column: str):
     batch = 128
-    if column == "mxtorch":
-        net = mlp_symbol()
-        exe = net.simple_bind(mx.cpu(), data=(batch, 784), grad_req={
-            n: ("null" if n in ("data", "softmax_label") else "write")
-            for n in net.list_arguments()})
-        rng = np.random.RandomState(0)
-        for arr in exe.arg_dict.values():
-            arr[:] = rng.uniform(-0.05, 0.05, arr.shape)
-        exe.arg_dict["softmax_label"][:] = rng.randint(0, 10, batch)
-
-        def step():
-            exe.forward(is_train=True)
-            exe.backward()
-        return step, 20
     model = torch_mlp()
     if column == "compile":
         model = _compile(model)
@@ -183,19 +118,6 @@ def mlp_fwdbwd(column: str):
 
 def module_fit(column: str):
     x, y = _data((2000, 784))
-    if column == "mxtorch":
-        it = mx.io.NDArrayIter(x, y.astype(np.float32), batch_size=100,
-                               label_name="softmax_label")
-        mod = mx.mod.Module(mlp_symbol())
-        mod.bind(it.provide_data, it.provide_label)
-        mod.init_params(mx.init.Xavier())
-        mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.01,
-                                                              "momentum": 0.9})
-
-        def step():
-            it.reset()
-            mod.fit(it, num_epoch=1, eval_metric="acc", kvstore=None, force_init=False)
-        return step, 1
     model = torch_mlp()
     if column == "compile":
         model = _compile(model)
@@ -216,12 +138,6 @@ def module_fit(column: str):
 
 def imperative_mlp(column: str):
     x, y = _data((32, 784))
-    if column == "mxtorch":
-        net = nn.Sequential()
-        net.add(nn.Dense(256, activation="relu"), nn.Dense(256, activation="relu"),
-                nn.Dense(10))
-        net.initialize(mx.init.Xavier())
-        return _gluon_step(net, mx.nd.array(x), mx.nd.array(y), 32), 50
     model = torch_mlp()
     if column == "compile":
         model = _compile(model)
@@ -230,8 +146,6 @@ def imperative_mlp(column: str):
 
 def dispatch_add(column: str):
     a, b = mx.nd.ones((64, 64)), mx.nd.ones((64, 64))
-    if column == "mxtorch":
-        return (lambda: a + b), 20000
     ta, tb = a._t, b._t
     if column == "compile":
         fn = torch.compile(torch.add)
@@ -241,6 +155,8 @@ def dispatch_add(column: str):
 
 def build(workload: str, column: str):
     """``(step, number)`` for one workload and column."""
+    if column == "mxtorch":
+        return build_mx(mx, workload)
     if workload == "resnet18_b1":
         return resnet_infer(column, 1)
     if workload == "resnet18_b16":
@@ -255,9 +171,9 @@ def resnet18_train_step(column: str, batch: int = 8):
     """One resnet18 training step (for the peak-memory measurement)."""
     x, y = _data((batch, 3, 224, 224), classes=1000)
     if column == "mxtorch":
-        net = mx_resnet18()
+        net = resnet18(mx)
         net.hybridize(static_alloc=True, static_shape=True)
-        return _gluon_step(net, mx.nd.array(x), mx.nd.array(y), batch)
+        return _gluon_step(mx, net, mx.nd.array(x), mx.nd.array(y), batch)
     model = torch_resnet18()
     if column == "compile":
         model = _compile(model)
