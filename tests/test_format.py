@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch.base import MXNetError, dtype_np
 from mxtorch.format.params import dump_record, dumps, load_record, loads
 from mxtorch.format.pickle_safe import OptimizerState, dump_states, load_states
 
-FIX = "/work/shared/fixtures/mxnet-1.9.1"
+FIX = FIXTURES
 ND = os.path.join(FIX, "ndarray")
 MODELS = os.path.join(FIX, "models")
 BF16 = dtype_np("bfloat16")

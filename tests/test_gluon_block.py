@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch import gluon, initializer
 from mxtorch.gluon.block import _flatten, _regroup
 
-LENET = "/work/shared/fixtures/mxnet-1.9.1/models/lenet_gluon"
+LENET = os.path.join(FIXTURES, 'models/lenet_gluon')
 if not os.path.isdir(LENET):
     LENET = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "fixtures",
                          "mxnet-1.9.1", "models", "lenet_gluon")

@@ -8,6 +8,7 @@ import numpy as onp
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch import autograd, gluon
 from mxtorch import numpy_extension as npx
 from mxtorch.gluon import nn
@@ -16,7 +17,7 @@ from mxtorch.numpy.multiarray import ndarray as np_ndarray
 from mxtorch.symbol import numpy as sym_np
 from mxtorch.symbol.numpy import _npx as sym_npx
 
-SYMFIX = "/work/shared/fixtures/mxnet-1.9.1/symbol"
+SYMFIX = os.path.join(FIXTURES, 'symbol')
 
 
 @pytest.fixture(autouse=True)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 import mxtorch.gluon.rnn as rnn
 
-FIX = "/work/shared/fixtures/mxnet-1.9.1/models/lstm_gluon"
+FIX = os.path.join(FIXTURES, 'models/lstm_gluon')
 
 
 def _sig(x):

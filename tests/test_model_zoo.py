@@ -28,10 +28,11 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch.base import MXNetError
 from mxtorch.gluon.model_zoo import model_store, vision
 
-FIXTURE = '/work/shared/fixtures/mxnet-1.9.1/models/resnet18_v1_gluon'
+FIXTURE = os.path.join(FIXTURES, 'models/resnet18_v1_gluon')
 
 # name -> (input side, parameter count, name digest), from MXNet 1.9.1 with classes=10.
 ORACLE = {

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch import io, metric
 from mxtorch import module as mod
 from mxtorch import initializer as init
 
-FIX = "/work/shared/fixtures/mxnet-1.9.1/models"
+FIX = os.path.join(FIXTURES, 'models')
 
 
 def _mlp(num_hidden=32, num_classes=4):

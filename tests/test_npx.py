@@ -7,13 +7,14 @@ import numpy as onp
 import pytest
 
 import mxtorch as mx
+from helpers import FIXTURES
 from mxtorch import numpy_extension as npx
 from mxtorch.base import MXNetError
 from mxtorch.ndarray.ndarray import invoke
 from mxtorch.numpy.multiarray import array as np_array
 from mxtorch.numpy.multiarray import ndarray as np_ndarray
 
-FIX = "/work/shared/fixtures/mxnet-1.9.1"
+FIX = FIXTURES
 NDFIX = os.path.join(FIX, "ndarray")
 
 
