@@ -20,11 +20,12 @@ from typing import Callable, Sequence
 import torch
 import torch.fx as fx
 
+from ..ops.nn import _conv_plan
 from ..symbol.node import Node
 from .compile import _bound, _ident, emit_node
 from .passes import infer_graph_shapes
 
-__all__ = ["available", "fuse_program"]
+__all__ = ["available", "fold_batchnorm", "fuse_program"]
 
 _CL = torch.channels_last
 _ADD_OPS = frozenset({"elemwise_add", "broadcast_add", "_npi_add"})
@@ -39,6 +40,23 @@ def available() -> bool:
                 and hasattr(torch.ops.mkldnn, "_reorder_convolution_weight"))
     except (AttributeError, RuntimeError):
         return False
+
+
+def fold_batchnorm(weight: torch.Tensor, bias: torch.Tensor | None, gamma: torch.Tensor,
+                   beta: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, eps: float,
+                   fix_gamma: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """Fold an inference BatchNorm into the convolution (or dense layer) before it.
+
+    Returns ``(weight', bias')`` with ``conv(x, weight', bias') == BN(conv(x, weight, bias))``
+    where BN uses the moving statistics. # MXNet: ``fix_gamma`` means gamma == 1.
+    """
+    g = torch.ones_like(gamma) if fix_gamma else gamma
+    scale = g * torch.rsqrt(var + eps)
+    shape = (-1,) + (1,) * (weight.dim() - 1)
+    new_w = weight * scale.reshape(shape)
+    b = bias if bias is not None else torch.zeros_like(mean)
+    new_b = (b - mean) * scale + beta
+    return new_w, new_b
 
 
 def _is_relu(n: Node) -> bool:
@@ -139,8 +157,6 @@ class _Fuser:
 
     def kernel(self, g: _Group, fresh_other: bool) -> Callable:
         """The fused call for one group: ``fn(data)`` or ``fn(data, other)``."""
-        from ..ops.nn import _conv_plan
-        from .optimize import fold_batchnorm
         conv = g.conv
         data_shape = self.shapes[(id(conv.inputs[0].node), conv.inputs[0].index)]
         weight = self.const[id(conv.inputs[1].node)]

@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 import torch
 
 from . import fusion
+from .fusion import fold_batchnorm
 
 __all__ = ["fold_batchnorm", "InferenceOptimizer", "backend_from_env", "BACKENDS"]
 
@@ -58,23 +59,6 @@ def resolve_backend(name: str | None) -> str:
     if not name:
         return "onednn"
     return BACKENDS.get(str(name).upper(), "onednn")
-
-
-def fold_batchnorm(weight: torch.Tensor, bias: torch.Tensor | None, gamma: torch.Tensor,
-                   beta: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, eps: float,
-                   fix_gamma: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-    """Fold an inference BatchNorm into the convolution (or dense layer) before it.
-
-    Returns ``(weight', bias')`` with ``conv(x, weight', bias') == BN(conv(x, weight, bias))``
-    where BN uses the moving statistics. # MXNet: ``fix_gamma`` means gamma == 1.
-    """
-    g = torch.ones_like(gamma) if fix_gamma else gamma
-    scale = g * torch.rsqrt(var + eps)
-    shape = (-1,) + (1,) * (weight.dim() - 1)
-    new_w = weight * scale.reshape(shape)
-    b = bias if bias is not None else torch.zeros_like(mean)
-    new_b = (b - mean) * scale + beta
-    return new_w, new_b
 
 
 class _Frozen(torch.nn.Module):
