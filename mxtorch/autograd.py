@@ -4,8 +4,9 @@ MXNet records operations only inside ``record()``; outside it nothing is recorde
 arrays with attached gradients. mxtorch mirrors this: ``record()`` turns torch's grad mode
 on, and ``mx.nd`` (and CachedOp) run an operator under ``no_grad`` when an input requires
 grad while nothing is being recorded (including inside ``pause()``). Gradients land in the NDArray's own
-``grad`` buffer according to its ``grad_req`` (write / add / null) through torch's
-post-accumulate hooks, so ``x.grad`` is a stable array callers can hold on to.
+``grad`` buffer according to its ``grad_req`` (write / add / null): torch's post-accumulate
+hooks note which tensors received a gradient and ``backward`` moves those gradients into
+the buffers, so ``x.grad`` is a stable array callers can hold on to.
 """
 from __future__ import annotations
 
@@ -108,24 +109,42 @@ def predict_mode() -> _RecordingStateScope:
 _GRAD_REQS = ("write", "add", "null")
 
 
-def _make_hook(arr_ref: "weakref.ref"):
-    def hook(tensor: torch.Tensor) -> None:
-        arr = arr_ref()
+# Tensors whose gradient torch has just accumulated. The post-accumulate hook is this
+# list's bound ``append`` (no Python frame per parameter); ``backward`` then moves each
+# gradient into its NDArray's buffer in one pass.
+_ARRIVED: list = []
+
+
+def _deliver_grads() -> None:
+    """Move the gradients torch accumulated on attached tensors into their NDArrays'
+    ``grad`` buffers, according to ``grad_req``."""
+    arrived = _ARRIVED[:]
+    del _ARRIVED[:len(arrived)]
+    for tensor in arrived:
         g = tensor.grad
+        if g is None:
+            continue
         tensor.grad = None
-        if arr is None or g is None:
-            return
+        arr = tensor._mx_owner()
+        if arr is None:
+            continue
         info = arr._ag
-        buf = info.grad
-        if info.req == "null" or buf is None:
-            return
-        with torch.no_grad():
-            if info.req == "add":
-                buf._t.add_(g.to(buf._t.dtype))
-            else:
-                _write_grad(buf, g)
+        buf = None if info is None else info.grad
+        if info is None or info.req == "null" or buf is None:
+            continue
+        if info.req == "add":
+            buf._t.add_(g.detach().to(buf._t.dtype))
+        else:
+            _write_grad(buf, g.detach())
         info.fresh = True
-    return hook
+
+
+def _drop_arrived() -> None:
+    """Discard gradients of a backward pass that failed part-way."""
+    arrived = _ARRIVED[:]
+    del _ARRIVED[:len(arrived)]
+    for tensor in arrived:
+        tensor.grad = None
 
 
 def _write_grad(buf, g: torch.Tensor) -> None:
@@ -165,7 +184,8 @@ def _attach(arr, grad_buf, grad_req: str) -> None:
     if not t.requires_grad:
         t.requires_grad_(True)
     if getattr(arr, "_hook_tensor", None) is not t:
-        t.register_post_accumulate_grad_hook(_make_hook(weakref.ref(arr)))
+        t.register_post_accumulate_grad_hook(_ARRIVED.append)
+        t._mx_owner = weakref.ref(arr)
         arr._hook_tensor = t
     arr._t = t
     arr._grad = grad_buf
@@ -216,12 +236,15 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
     with torch.enable_grad():
         try:
             torch.autograd.backward(outs, grads, retain_graph=retain_graph)
-        except RuntimeError as err:
-            if "backward through the graph a second time" in str(err):
+        except BaseException as err:
+            _drop_arrived()
+            if isinstance(err, RuntimeError) and \
+                    "backward through the graph a second time" in str(err):
                 raise MXNetError("backward: the graph has already been freed; pass "
                                  "retain_graph=True to the first backward to run it "
                                  "again") from None
             raise
+    _deliver_grads()
 
 
 def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,

@@ -119,3 +119,41 @@ def test_inplace_update_of_leaf_outside_record():
     w[:] = w - 0.5
     w -= 0.5
     np.testing.assert_array_equal(w.asnumpy(), [0.0, 1.0])
+
+
+def test_failed_backward_leaves_no_partial_gradient():
+    class Broken(mx.autograd.Function):
+        def forward(self, x):
+            return x * 1
+
+        def backward(self, dy):
+            raise ValueError("broken backward")
+
+    w = mx.nd.array([1.0, 2.0])
+    v = mx.nd.array([5.0, 5.0])
+    w.attach_grad()
+    v.attach_grad()
+    x = mx.nd.array([3.0, 4.0])
+    with mx.autograd.record():
+        a = Broken()(v)     # created first: its backward runs after w's gradient arrived
+        loss = a + w * x
+    with pytest.raises(ValueError, match="broken backward"):
+        loss.backward()
+    with mx.autograd.record():
+        y = w * x
+    y.backward()
+    np.testing.assert_array_equal(w.grad.asnumpy(), [3, 4])   # not [6, 8]
+
+
+def test_gradients_reach_buffers_of_every_array_in_one_pass():
+    ws = [mx.nd.array([float(i)]) for i in range(5)]
+    for i, w in enumerate(ws):
+        w.attach_grad(grad_req="add" if i % 2 else "write")
+    held = [w.grad for w in ws]
+    for _ in range(2):
+        with mx.autograd.record():
+            y = sum(w * (i + 1) for i, w in enumerate(ws))
+        y.backward()
+    for i, (w, g) in enumerate(zip(ws, held)):
+        want = (i + 1) * (2 if i % 2 else 1)
+        assert w.grad.asnumpy()[0] == want and g.asnumpy()[0] == want
