@@ -8,6 +8,7 @@ from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
 from .compile import GraphProgram
+from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
 
 __all__ = ["CachedOp"]
@@ -22,7 +23,8 @@ class CachedOp:
     With ``static_alloc`` and ``static_shape`` set, a ``backend`` flag, or
     ``MXNET_SUBGRAPH_BACKEND`` in the environment, inference calls (not recording, not
     training) run an optimized program (see :mod:`mxtorch.graph.optimize`) with the
-    ``param_indices`` inputs frozen as constants.
+    ``param_indices`` inputs frozen as constants. ``static_alloc`` also keeps freed host
+    buffers in the process for the next call (:mod:`mxtorch.graph.memory`).
     """
 
     def __init__(self, sym, flags=()):
@@ -31,6 +33,8 @@ class CachedOp:
         self._program = GraphProgram(sym._outputs)
         self._num_inputs = len(self._program.input_names)
         self._num_outputs = len(sym._outputs)
+        if self.flags.get("static_alloc"):
+            retain_freed_memory()
         self._optimizer = self._make_optimizer()
 
     def _make_optimizer(self) -> InferenceOptimizer | None:

@@ -344,7 +344,7 @@ def _check_dtypes(name: str, tensors) -> None:
 def _broadcast_compute(name: str, fn: Fn) -> Fn:
     """broadcast_*: NumPy-style broadcasting, MXNet's error on incompatible shapes."""
     def compute(attrs, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        if a.dtype != b.dtype:
+        if a.dtype is not b.dtype:  # torch dtypes are singletons
             _check_dtypes(name, (a, b))
         try:
             return fn(a, b)
@@ -364,7 +364,7 @@ def _elemwise_compute(name: str, fn: Fn) -> Fn:
         if a.shape != b.shape:
             raise MXNetError(f"Operator {name}: inputs must have the same shape, got "
                              f"{tuple(a.shape)} and {tuple(b.shape)}")
-        if a.dtype != b.dtype:
+        if a.dtype is not b.dtype:  # torch dtypes are singletons
             _check_dtypes(name, (a, b))
         return fn(a, b)
     return compute
