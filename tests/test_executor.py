@@ -233,3 +233,30 @@ def test_gradients_never_alias_heads_inputs_or_views():
     # the dense layer's (transposed) weight gradient was taken over, not copied
     assert exe.grad_dict["w"]._t.untyped_storage().data_ptr() != w_ptr
     np.testing.assert_allclose(grads["w"].asnumpy(), np.ones((3, 3)).T @ xv, rtol=1e-5)
+
+
+@pytest.mark.parametrize("make, shares", [
+    (lambda d: mx.sym.reshape(d, shape=(-1,)), False),
+    (lambda d: mx.sym.transpose(d), False),
+    (lambda d: mx.sym.slice_axis(d, axis=0, begin=0, end=1), False),
+    (lambda d: d, True),        # MXNet: an output that is the input variable is the input
+])
+def test_outputs_are_new_arrays_unless_the_output_is_an_input(make, shares):
+    a = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    exe = make(mx.sym.var("data")).bind(mx.cpu(), {"data": a})
+    exe.forward()[0][:] = -1
+    assert bool((a.asnumpy() == -1).any()) == shares
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_cached_op_outputs_never_alias_inputs(static):
+    class Flat(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.reshape(x, shape=(-1,))
+
+    net = Flat()
+    net.hybridize(static_alloc=static, static_shape=static)
+    a = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for _ in range(3):    # the plain program, then the optimized one
+        net(a)[:] = -1
+    np.testing.assert_array_equal(a.asnumpy(), np.arange(6).reshape(2, 3))

@@ -253,3 +253,13 @@ def test_libsvmiter(tmp_path):
                       round_batch=False)
     with pytest.raises(MXNetError, match="out of range"):
         io.LibSVMIter(data_libsvm=str(tmp_path / "s.libsvm"), data_shape=(3,), batch_size=2)
+
+
+@pytest.mark.parametrize("as_ndarray", [False, True])
+def test_ndarrayiter_batches_are_copies(as_ndarray):
+    # MXNet 1.9.1: writing into a batch leaves the iterator's data alone.
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    it = io.NDArrayIter(mx.nd.array(x) if as_ndarray else x, np.zeros(6), batch_size=2)
+    next(it).data[0][:] = -1
+    it.reset()
+    np.testing.assert_array_equal(next(it).data[0].asnumpy(), [[0, 1], [2, 3]])

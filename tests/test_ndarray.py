@@ -173,3 +173,70 @@ def test_negative_step_slices():
     np.testing.assert_array_equal(a[1, ::-1].asnumpy(), src[1, ::-1])
     a[:, ::-1] = mx.nd.array(src)
     np.testing.assert_array_equal(a.asnumpy(), src[:, ::-1])
+
+
+# Which results share memory with their input, as real MXNet 1.9.1 answers (writing -1 into
+# the result and reading the input back): operators return new arrays; NDArray.reshape,
+# basic indexing, astype(copy=False) and detach share.
+_COPIES = {
+    "slice_axis": lambda a: mx.nd.slice_axis(a, axis=1, begin=0, end=2),
+    "slice": lambda a: mx.nd.slice(a, begin=(0, 0, 0), end=(1, 2, 2)),
+    "crop": lambda a: mx.nd.crop(a, begin=(0, 0, 0), end=(1, 2, 2)),
+    "reshape": lambda a: mx.nd.reshape(a, shape=(6, 4)),
+    "Flatten": lambda a: mx.nd.Flatten(a),
+    "flatten": lambda a: mx.nd.flatten(a),
+    "transpose": lambda a: mx.nd.transpose(a),
+    "expand_dims": lambda a: mx.nd.expand_dims(a, axis=0),
+    "squeeze": lambda a: mx.nd.squeeze(a.expand_dims(0), axis=0),
+    "swapaxes": lambda a: mx.nd.swapaxes(a, 0, 1),
+    "split": lambda a: mx.nd.split(a, num_outputs=2, axis=0)[0],
+    "SliceChannel": lambda a: mx.nd.SliceChannel(a, num_outputs=3, axis=1)[1],
+    "split_v2": lambda a: mx.nd.split_v2(a, (1,), axis=0)[1],
+    "broadcast_to": lambda a: mx.nd.broadcast_to(a.slice_axis(axis=0, begin=0, end=1),
+                                                 shape=(2, 3, 4)),
+    "T": lambda a: a.T,
+    "method slice": lambda a: a.slice(begin=(0, 0, 0), end=(1, 2, 2)),
+    "method flatten": lambda a: a.flatten(),
+    "method transpose": lambda a: a.transpose(),
+    "method reshape_like": lambda a: a.reshape_like(mx.nd.zeros((6, 4))),
+    "diag": lambda a: mx.nd.diag(a[0]),
+    "astype": lambda a: a.astype("float32"),
+}
+_SHARES = {
+    "method reshape": lambda a: a.reshape((6, 4)),
+    "a[1]": lambda a: a[1],
+    "a[0:1]": lambda a: a[0:1],
+    "a[0, 1:3]": lambda a: a[0, 1:3],
+    "astype copy=False": lambda a: a.astype("float32", copy=False),
+    "detach": lambda a: a.detach(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COPIES) + sorted(_SHARES))
+def test_which_results_share_memory_with_the_input(name):
+    a = mx.nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    res = (_COPIES.get(name) or _SHARES[name])(a)
+    res[:] = -1
+    changed = bool((a.asnumpy() == -1).any())
+    assert changed == (name in _SHARES)
+    assert (res.asnumpy() == -1).all()
+
+
+def test_T_is_a_transposed_copy_and_self_below_2d():
+    a = mx.nd.array(np.arange(24).reshape(2, 3, 4))
+    np.testing.assert_array_equal(a.T.asnumpy(), np.arange(24).reshape(2, 3, 4).T)
+    b = mx.nd.array([1.0, 2.0])
+    assert b.T is b
+
+
+def test_split_v2():
+    a = mx.nd.arange(12).reshape((6, 2))
+    assert [x.shape for x in mx.nd.split_v2(a, 3)] == [(2, 2)] * 3
+    parts = mx.nd.split_v2(a, (1, 4))
+    assert [x.shape for x in parts] == [(1, 2), (3, 2), (2, 2)]
+    np.testing.assert_array_equal(parts[1].asnumpy(), [[2, 3], [4, 5], [6, 7]])
+    assert [x.shape for x in mx.nd.split_v2(a, 2, axis=1, squeeze_axis=True)] == [(6,)] * 2
+    with pytest.raises(ValueError, match="equal division"):
+        mx.nd.split_v2(a, 4)
+    with pytest.raises(ValueError, match="int or tuple"):
+        mx.nd.split_v2(a, [1, 2])

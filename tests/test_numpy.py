@@ -175,3 +175,48 @@ def test_products():
     _close(np.cross(b, b + 1), onp.cross(B, B + 1))
     _close(np.trace(np.array(A)), onp.trace(A))
     _close(np.matmul(np.ones((2, 0)), np.ones((0, 3))), onp.zeros((2, 3), "float32"))
+
+
+# Real MXNet 1.9.1's mx.np: functions and methods return copies, even reshape/transpose;
+# basic indexing and astype(copy=False) share memory.
+_NP_COPIES = {
+    "reshape": lambda a: np.reshape(a, (6, 4)),
+    "method reshape": lambda a: a.reshape(6, 4),
+    "transpose": lambda a: np.transpose(a),
+    "T": lambda a: a.T,
+    "squeeze": lambda a: np.squeeze(np.expand_dims(a, 0)),
+    "expand_dims": lambda a: np.expand_dims(a, 0),
+    "swapaxes": lambda a: np.swapaxes(a, 0, 1),
+    "moveaxis": lambda a: np.moveaxis(a, 0, 1),
+    "split": lambda a: np.split(a, 2, axis=0)[0],
+    "array_split": lambda a: np.array_split(a, 2)[0],
+    "ravel": lambda a: np.ravel(a),
+    "npx.reshape": lambda a: mx.npx.reshape(a, (6, 4)),
+    "diagonal": lambda a: np.diagonal(a[0]),
+    "atleast_3d": lambda a: np.atleast_3d(a),
+    "broadcast_to": lambda a: np.broadcast_to(a[0:1], (2, 3, 4)),
+    "copy": lambda a: np.copy(a),
+}
+_NP_SHARES = {
+    "a[0]": lambda a: a[0],
+    "a[0:1]": lambda a: a[0:1],
+    "astype copy=False": lambda a: a.astype("float32", copy=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NP_COPIES) + sorted(_NP_SHARES))
+def test_np_results_share_memory_only_where_mxnet_does(name):
+    with mx.util.np_shape(True), mx.util.np_array(True):
+        a = np.array(onp.arange(24, dtype=onp.float32).reshape(2, 3, 4))
+        res = (_NP_COPIES.get(name) or _NP_SHARES[name])(a)
+        res[...] = -1
+        assert bool((a.asnumpy() == -1).any()) == (name in _NP_SHARES)
+
+
+def test_np_copy_is_differentiable():
+    a = np.array([1.0, 2.0])
+    a.attach_grad()
+    with autograd.record():
+        b = np.copy(a) * 3
+    b.backward()
+    onp.testing.assert_array_equal(a.grad.asnumpy(), [3, 3])

@@ -7,7 +7,7 @@ from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
-from .compile import GraphProgram
+from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
 
@@ -81,6 +81,7 @@ class CachedOp:
                 res = self._program(tensors, state.training, device)
         else:
             res = self._program(tensors, state.training, device)
+        res = own_outputs(res, tensors)
         if out is not None:
             outs = out if isinstance(out, (list, tuple)) else [out]
             for o, r in zip(outs, res):

@@ -9,9 +9,10 @@ from typing import Callable, Sequence
 import torch
 import torch.fx as fx
 
+from ..ops.tensor_util import unshared
 from ..symbol.node import Entry, Node, topo_order
 
-__all__ = ["GraphProgram"]
+__all__ = ["GraphProgram", "own_outputs"]
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 
@@ -126,3 +127,13 @@ def _bound(n: Node, is_train: bool, device: torch.device | None,
     fn.__name__ = _ident(n.name)
     fn.__qualname__ = fn.__name__
     return fn
+
+
+def own_outputs(outs: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor]) -> tuple:
+    """MXNet's graph outputs are new arrays, except an output that is an input variable
+    itself: an output that is a view of an input (reshape, transpose, a slice ...) is
+    copied, so writing into it never changes the bound input."""
+    if not any(o._is_view() for o in outs):
+        return tuple(outs)
+    return tuple(unshared(o, inputs) if o._is_view() else o for o in outs)
+

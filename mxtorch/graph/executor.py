@@ -15,7 +15,7 @@ from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..ops.tensor_util import torch_dtype
-from .compile import GraphProgram
+from .compile import GraphProgram, own_outputs
 from .optimize import InferenceOptimizer, backend_from_env
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -131,6 +131,7 @@ class Executor:
                     outs = self._opt(tensors, device)
                 if outs is None:
                     outs = self._run(tensors, is_train, device)
+        outs = own_outputs(outs, tensors)
         self._leaves = leaves
         self._out_tensors = outs
         self._set_outputs(outs)

@@ -16,7 +16,7 @@ from ..base import MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
 from ..ops.registry import OpDef as _OpDef
-from ..ops.tensor_util import torch_dtype, torch_to_np_dtype
+from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
 __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
            "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -110,9 +110,10 @@ class NDArray:
 
     @property
     def T(self):
-        if self.ndim > 2:
-            raise MXNetError("Only 2D matrix is allowed to be transposed")
-        return _wrap(self._t.t() if self.ndim == 2 else self._t, self._ctx)
+        """A transposed copy (``mx.nd.transpose``); the array itself when ``ndim < 2``."""
+        if self.ndim < 2:
+            return self
+        return invoke("transpose", [self], {})
 
     @property
     def writable(self) -> bool:
@@ -231,9 +232,7 @@ class NDArray:
         return _wrap(self._t.reshape(target), self._ctx)
 
     def reshape_like(self, *args, **kwargs) -> "NDArray":
-        if len(args) == 1 and not kwargs:
-            return _wrap(self._t.reshape(args[0].shape), self._ctx)
-        return invoke("reshape_like", [self, *args], kwargs)
+        return invoke("reshape_like", [self, *args], kwargs)  # MXNet: a copy
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -457,6 +456,8 @@ def call_plain(opdef, attrs, inputs):
         return None
     if res.__class__ is not torch.Tensor:
         return None
+    if res._is_view():
+        res = unshared(res, [x._t for x in inputs])
     arr = _new(NDArray)
     arr._t = res
     arr._ctx = inputs[0]._ctx
@@ -549,11 +550,11 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
         if out is not None:
             return _write_out(out, res)
         arr = _new(NDArray)
-        arr._t = res
+        arr._t = unshared(res, tensors)
         arr._ctx = ctx
         arr._ag = None
         return arr
-    outs = [_wrap(r, ctx) for r in res]
+    outs = [_wrap(unshared(r, tensors), ctx) for r in res]
     if out is not None:
         outs_list = out if isinstance(out, (list, tuple)) else [out]
         for o, r in zip(outs_list, res):

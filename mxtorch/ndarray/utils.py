@@ -15,7 +15,8 @@ __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "load_frombuffer", "add", "subtract", "multiply", "divide", "true_divide",
            "modulo", "power", "maximum", "minimum", "equal", "not_equal", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
-           "logical_xor", "hypot", "moveaxis", "concatenate", "onehot_encode", "histogram"]
+           "logical_xor", "hypot", "moveaxis", "concatenate", "onehot_encode", "histogram",
+           "split_v2"]
 
 
 def _ctx(ctx) -> Context:
@@ -159,6 +160,22 @@ def moveaxis(tensor: NDArray, source: int, destination: int) -> NDArray:
     axes.pop(src)
     axes.insert(dst, src)
     return invoke("transpose", [tensor], {"axes": tuple(axes)})
+
+
+def split_v2(ary: NDArray, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` into equal sections (an int) or at the given indices (a tuple)."""
+    if isinstance(indices_or_sections, int):
+        size = ary.shape[axis]
+        if size % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        step = size // indices_or_sections
+        indices = [i * step for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return invoke("_split_v2", [ary], {"indices": tuple(indices), "axis": axis,
+                                       "squeeze_axis": squeeze_axis})
 
 
 def concatenate(arrays, axis=0, always_copy=True) -> NDArray:

@@ -25,7 +25,7 @@ from ._math import (_BINARY, _UNARY, around, cross, dot, einsum, inner, interp, 
 from ._reduce import (all, amax, amin, any, argmax, argmin, argsort, average, bincount,
                       count_nonzero, cumprod, cumsum, histogram, max, mean, median, min,
                       percentile, prod, quantile, sort, std, sum, var)
-from .multiarray import (arange, array, as_np_ndarray, empty, empty_like, eye, full,
+from .multiarray import (arange, array, as_np_ndarray, copy, empty, empty_like, eye, full,
                          full_like, identity, indices, linspace, logspace, meshgrid, ndarray,
                          ones, ones_like, shape, tri, tril, triu, zeros, zeros_like)
 from . import multiarray as _mu

@@ -28,26 +28,56 @@ from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import Context, context_of_device, current_context
 from ..ndarray.ndarray import NDArray
-from ..ops.tensor_util import torch_dtype, torch_to_np_dtype
+from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
 __all__ = ["ndarray", "wrap", "as_np_ndarray", "to_tensor", "np_op", "empty", "array",
            "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "logspace", "eye", "identity", "meshgrid", "tril", "triu",
-           "shape", "tri", "indices"]
+           "shape", "tri", "indices", "copy"]
 
 _STATE = _ag._STATE
 _new = object.__new__
 
 
 def np_op(fn):
-    """Run ``fn`` under ``torch.no_grad()`` unless autograd is recording."""
+    """Run ``fn`` under ``torch.no_grad()`` unless autograd is recording; its results never
+    share memory with its array arguments (MXNet's ``mx.np`` functions return copies, even
+    ``reshape`` and ``transpose``; only basic indexing shares)."""
     @functools.wraps(fn)
     def _run(*args, **kwargs):
         if _STATE.recording:
-            return fn(*args, **kwargs)
-        with torch.no_grad():
-            return fn(*args, **kwargs)
+            res = fn(*args, **kwargs)
+        else:
+            with torch.no_grad():
+                res = fn(*args, **kwargs)
+        return _unshare(res, args)
     return _run
+
+
+def _input_tensors(args) -> list:
+    out = []
+    for a in args:
+        if isinstance(a, NDArray):
+            out.append(a._t)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x._t for x in a if isinstance(x, NDArray))
+    return out
+
+
+def _unshare_one(r, tensors):
+    if not isinstance(r, NDArray):
+        return r
+    t = unshared(r._t, tensors)
+    return r if t is r._t else wrap(t, r._ctx)
+
+
+def _unshare(res, args):
+    if isinstance(res, NDArray):
+        return _unshare_one(res, _input_tensors(args))
+    if type(res) in (list, tuple):
+        tensors = _input_tensors(args)
+        return type(res)(_unshare_one(r, tensors) for r in res)
+    return res
 
 
 def wrap(t: torch.Tensor, ctx: Context | None = None) -> "ndarray":
@@ -607,3 +637,13 @@ def triu(m, k=0):
 def shape(a):
     """Return the shape of an array."""
     return a.shape
+
+
+def copy(a):
+    """Return an array copy of the given object (differentiable, like MXNet's)."""
+    if not isinstance(a, NDArray):
+        return array(a)
+    if _STATE.recording:
+        return wrap(a._t.clone(), a._ctx)
+    with torch.no_grad():
+        return wrap(a._t.clone(), a._ctx)

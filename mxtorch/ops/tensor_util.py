@@ -6,7 +6,8 @@ import torch
 
 from ..base import MXNetError, dtype_name, dtype_np
 
-__all__ = ["np_to_torch_dtype", "torch_to_np_dtype", "torch_to_np_name", "torch_dtype"]
+__all__ = ["np_to_torch_dtype", "torch_to_np_dtype", "torch_to_np_name", "torch_dtype",
+           "unshared"]
 
 _NP_TO_TORCH = {
     np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64,
@@ -47,3 +48,17 @@ def torch_to_np_dtype(dtype: torch.dtype) -> np.dtype:
 
 def torch_to_np_name(dtype: torch.dtype) -> str:
     return _TORCH_TO_NAME[dtype]
+
+
+def unshared(res: torch.Tensor, tensors) -> torch.Tensor:
+    """``res``, or a copy of it when it is a view of (or is) one of ``tensors``.
+
+    MXNet operators return new arrays: a result that is a view of an input (torch's
+    reshape, transpose, narrow, split, expand ...) or an input itself is copied, so
+    writing into it never changes the input. Only NDArray's own ``reshape`` and basic
+    indexing share memory, as in MXNet."""
+    if res._is_view() or any(res is t for t in tensors):
+        ptr = res.untyped_storage().data_ptr()
+        if any(t.untyped_storage().data_ptr() == ptr for t in tensors):
+            return res.clone(memory_format=torch.contiguous_format)
+    return res
