@@ -398,11 +398,15 @@ _REUSE_SCRIPT = """
 import resource, torch
 import mxtorch as mx
 from mxtorch.graph import memory
-net = mx.gluon.nn.HybridSequential()
-net.add(mx.gluon.nn.Dense(4, in_units=3))
-net.initialize()
-net.hybridize(static_alloc=True, static_shape=True)
-net(mx.nd.ones((2, 3)))
+import sys
+if sys.argv[1] == "executor":
+    mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=4).simple_bind(mx.cpu(), x=(2, 3))
+else:
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, in_units=3))
+    net.initialize()
+    net.hybridize(static_alloc=True, static_shape=True)
+    net(mx.nd.ones((2, 3)))
 def faults():
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(10):
@@ -420,8 +424,9 @@ print(memory.retain_freed_memory(), measured)
 @pytest.mark.skipif(not (sys.platform.startswith("linux")
                          and platform.libc_ver()[0] == "glibc"), reason="glibc only")
 @pytest.mark.parametrize("env, retained", [("1", True), ("0", False)])
-def test_static_alloc_keeps_freed_host_buffers(env, retained):
-    proc = subprocess.run([sys.executable, "-c", _REUSE_SCRIPT], capture_output=True,
+@pytest.mark.parametrize("built", ["static_alloc", "executor"])
+def test_static_alloc_keeps_freed_host_buffers(env, retained, built):
+    proc = subprocess.run([sys.executable, "-c", _REUSE_SCRIPT, built], capture_output=True,
                           text=True, timeout=120,
                           env=dict(os.environ, MXTORCH_RETAIN_FREED_MEMORY=env,
                                    # glibc's starting threshold, fixed (not adapted to the

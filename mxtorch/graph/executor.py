@@ -16,6 +16,7 @@ from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram, own_outputs
+from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -43,6 +44,7 @@ class Executor:
         self.aux_arrays = list(aux_arrays)
         self._grad_reqs = list(grad_reqs)
         self._program = GraphProgram(sym._outputs)
+        retain_freed_memory()   # MXNet's executors allocate from its pooled storage
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
         self._input_arrays = [by_name[n] for n in self._program.input_names]

@@ -10,7 +10,8 @@ freed blocks up to 32 MiB (the largest threshold it accepts) in its heap and not
 the heap's top, so the next call reuses the same memory, as MXNet's pooled storage did. The
 cost is MXNet's too: the process keeps its peak host memory.
 
-It is applied once per process, the first time a static_alloc graph is built; setting
+It is applied once per process, the first time a static_alloc graph or an Executor (whose
+memory MXNet always took from its pool) is built; setting
 ``MXTORCH_RETAIN_FREED_MEMORY=0`` turns it off. Elsewhere than glibc it does nothing.
 """
 from __future__ import annotations
