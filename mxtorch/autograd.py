@@ -115,12 +115,16 @@ _GRAD_REQS = ("write", "add", "null")
 _ARRIVED: list = []
 
 
+def _take_arrived() -> list:
+    arrived = _ARRIVED[:]
+    del _ARRIVED[:len(arrived)]   # appends made meanwhile (another thread) stay queued
+    return arrived
+
+
 def _deliver_grads() -> None:
     """Move the gradients torch accumulated on attached tensors into their NDArrays'
     ``grad`` buffers, according to ``grad_req``."""
-    arrived = _ARRIVED[:]
-    del _ARRIVED[:len(arrived)]
-    for tensor in arrived:
+    for tensor in _take_arrived():
         g = tensor.grad
         if g is None:
             continue
@@ -133,17 +137,15 @@ def _deliver_grads() -> None:
         if info is None or info.req == "null" or buf is None:
             continue
         if info.req == "add":
-            buf._t.add_(g.detach().to(buf._t.dtype))
+            buf._t.add_(g.to(buf._t.dtype))
         else:
-            _write_grad(buf, g.detach())
+            _write_grad(buf, g)
         info.fresh = True
 
 
 def _drop_arrived() -> None:
     """Discard gradients of a backward pass that failed part-way."""
-    arrived = _ARRIVED[:]
-    del _ARRIVED[:len(arrived)]
-    for tensor in arrived:
+    for tensor in _take_arrived():
         tensor.grad = None
 
 

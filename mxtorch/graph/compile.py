@@ -133,7 +133,4 @@ def own_outputs(outs: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor]) ->
     """MXNet's graph outputs are new arrays, except an output that is an input variable
     itself: an output that is a view of an input (reshape, transpose, a slice ...) is
     copied, so writing into it never changes the bound input."""
-    if not any(o._is_view() for o in outs):
-        return tuple(outs)
     return tuple(unshared(o, inputs) if o._is_view() else o for o in outs)
-

@@ -48,9 +48,9 @@ def retain_freed_memory() -> bool:
         ok = (libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
               and libc.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1)
     except (OSError, AttributeError) as err:
-        _LOG.debug("static_alloc: mallopt unavailable (%s)", err)
+        _LOG.debug("host memory: mallopt unavailable (%s)", err)
         return False
     _applied = bool(ok)
-    _LOG.debug("static_alloc: freed host buffers up to %d MiB are kept for reuse: %s",
+    _LOG.debug("host memory: freed buffers up to %d MiB are kept for reuse: %s",
                MMAP_THRESHOLD >> 20, _applied)
     return _applied

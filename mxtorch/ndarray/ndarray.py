@@ -445,21 +445,21 @@ def call_plain(opdef, attrs, inputs):
             if t.requires_grad and not _STATE.recording:
                 return None
             res = opdef.compute(attrs, t)
+            tensors = (t,)
         elif len(inputs) == 2:
             ta, tb = inputs[0]._t, inputs[1]._t
             if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:
                 return None
             res = opdef.compute(attrs, ta, tb)
+            tensors = (ta, tb)
         else:
             return None
     except Exception:  # noqa: BLE001 - invoke re-runs it and explains in MXNet's terms
         return None
     if res.__class__ is not torch.Tensor:
         return None
-    if res._is_view():
-        res = unshared(res, [x._t for x in inputs])
     arr = _new(NDArray)
-    arr._t = res
+    arr._t = unshared(res, tensors)
     arr._ctx = inputs[0]._ctx
     arr._ag = None
     return arr

@@ -57,8 +57,13 @@ def unshared(res: torch.Tensor, tensors) -> torch.Tensor:
     reshape, transpose, narrow, split, expand ...) or an input itself is copied, so
     writing into it never changes the input. Only NDArray's own ``reshape`` and basic
     indexing share memory, as in MXNet."""
-    if res._is_view() or any(res is t for t in tensors):
+    if res._is_view():
         ptr = res.untyped_storage().data_ptr()
-        if any(t.untyped_storage().data_ptr() == ptr for t in tensors):
+        for t in tensors:
+            if t.untyped_storage().data_ptr() == ptr:
+                return res.clone(memory_format=torch.contiguous_format)
+        return res
+    for t in tensors:   # a plain loop: this runs for every imperative operator call
+        if t is res:
             return res.clone(memory_format=torch.contiguous_format)
     return res
