@@ -196,6 +196,7 @@ _NP_COPIES = {
     "atleast_3d": lambda a: np.atleast_3d(a),
     "broadcast_to": lambda a: np.broadcast_to(a[0:1], (2, 3, 4)),
     "copy": lambda a: np.copy(a),
+    "real": lambda a: np.real(a),
 }
 _NP_SHARES = {
     "a[0]": lambda a: a[0],
@@ -220,3 +221,16 @@ def test_np_copy_is_differentiable():
         b = np.copy(a) * 3
     b.backward()
     onp.testing.assert_array_equal(a.grad.asnumpy(), [3, 3])
+
+
+def test_real_follows_numpy_like_mxnet():
+    # MXNet 1.9.1 falls back to NumPy: a new array of the same dtype for mx arrays,
+    # NumPy's own answer for lists and scalars.
+    for dtype in ("float32", "float64", "int32"):
+        r = np.real(np.array([1.5, -2.0], dtype=dtype))
+        assert isinstance(r, np.ndarray) and r.dtype == onp.dtype(dtype)
+        onp.testing.assert_array_equal(r.asnumpy(), onp.array([1.5, -2.0], dtype=dtype))
+    assert np.real(3.0) == 3.0 and isinstance(np.real(3.0), float)
+    r = np.real([1, 2])
+    assert type(r) is onp.ndarray
+    onp.testing.assert_array_equal(r, [1, 2])

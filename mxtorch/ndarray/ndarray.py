@@ -143,10 +143,10 @@ class NDArray:
         td = torch_dtype(dtype)
         if not copy and td == self._t.dtype:
             return self
-        return _wrap(self._t.detach().to(td, copy=True), self._ctx)
+        return _wrap(copied(self._t, dtype=td), self._ctx)
 
     def copy(self) -> "NDArray":
-        return _wrap(self._t.detach().clone(), self._ctx)
+        return _wrap(copied(self._t), self._ctx)
 
     def copyto(self, other):
         """Copy into another NDArray (same shape) or onto a context (a new array)."""
@@ -155,11 +155,18 @@ class NDArray:
                 return other
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
-            with torch.no_grad():
-                other._t.copy_(self._t)
+            dst = other._t
+            # MXNet records the copy: the target's value depends on self (torch cannot
+            # write into an attached leaf under autograd, so that copy is not recorded).
+            if _STATE.recording and self._t.requires_grad and not (
+                    dst.is_leaf and dst.requires_grad):
+                dst.copy_(self._t)
+            else:
+                with torch.no_grad():
+                    dst.copy_(self._t)
             return other
         if isinstance(other, Context):
-            return _wrap(self._t.detach().to(other.torch_device, copy=True), other)
+            return _wrap(copied(self._t, device=other.torch_device), other)
         raise TypeError(f"copyto does not support type {type(other)}")
 
     def as_in_context(self, context: Context) -> "NDArray":
@@ -599,6 +606,19 @@ def _write_out(out: NDArray, res: torch.Tensor) -> NDArray:
 
 
 # ---------------------------------------------------------------------- creation
+def copied(t: torch.Tensor, device=None, dtype=None) -> torch.Tensor:
+    """A copy of ``t`` in new memory (on ``device``, as ``dtype``).
+
+    While recording, MXNet records copies and casts (``astype``, ``copy``, ``copyto``,
+    ``as_in_context``, ``array(x)``): the gradient flows through them to ``t``. Outside
+    recording the copy is detached. # torch: casts to integer types carry no gradient.
+    """
+    if not (_STATE.recording and t.requires_grad):
+        t = t.detach()
+    return t.to(device=t.device if device is None else device,
+                dtype=t.dtype if dtype is None else dtype, copy=True)
+
+
 def _from_numpy(a: np.ndarray) -> torch.Tensor:
     if a.dtype == dtype_np("bfloat16"):
         return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
@@ -612,7 +632,7 @@ def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
     ctx = ctx or current_context()
     if isinstance(source_array, NDArray):
         dt = torch_dtype(dtype) if dtype is not None else source_array._t.dtype
-        return _wrap(source_array._t.detach().to(ctx.torch_device, dt, copy=True), ctx)
+        return _wrap(copied(source_array._t, ctx.torch_device, dt), ctx)
     if isinstance(source_array, torch.Tensor):
         dt = torch_dtype(dtype) if dtype is not None else source_array.dtype
         return _wrap(source_array.detach().to(ctx.torch_device, dt, copy=True), ctx)

@@ -27,7 +27,8 @@ from ._reduce import (all, amax, amin, any, argmax, argmin, argsort, average, bi
                       percentile, prod, quantile, sort, std, sum, var)
 from .multiarray import (arange, array, as_np_ndarray, copy, empty, empty_like, eye, full,
                          full_like, identity, indices, linspace, logspace, meshgrid, ndarray,
-                         ones, ones_like, shape, tri, tril, triu, zeros, zeros_like)
+                         ones, ones_like, real, shape, tri, tril, triu, zeros,
+                         zeros_like)
 from . import multiarray as _mu
 from . import _math
 

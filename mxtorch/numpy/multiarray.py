@@ -27,13 +27,13 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import Context, context_of_device, current_context
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, copied
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
 __all__ = ["ndarray", "wrap", "as_np_ndarray", "to_tensor", "np_op", "empty", "array",
            "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty_like",
            "arange", "linspace", "logspace", "eye", "identity", "meshgrid", "tril", "triu",
-           "shape", "tri", "indices", "copy"]
+           "shape", "tri", "indices", "copy", "real"]
 
 _STATE = _ag._STATE
 _new = object.__new__
@@ -245,10 +245,10 @@ class ndarray(NDArray):  # noqa: N801 - MXNet's name
         td = torch_dtype(dtype if dtype is not None else "float32")
         if not copy and td == self._t.dtype:
             return self
-        return wrap(self._t.detach().to(td, copy=True), self._ctx)
+        return wrap(copied(self._t, dtype=td), self._ctx)
 
     def copy(self, order="C") -> "ndarray":
-        return wrap(self._t.detach().clone(), self._ctx)
+        return wrap(copied(self._t), self._ctx)
 
     def copyto(self, other):
         res = NDArray.copyto(self, other)
@@ -476,9 +476,8 @@ def array(object, dtype=None, ctx=None, device=None):  # noqa: A002 - MXNet's na
         raise ValueError("If you're trying to create a mxnet.numpy.ndarray from "
                          "mx.nd.NDArray, please use the zero-copy as_np_ndarray function.")
     if isinstance(object, NDArray):
-        t = object._t.detach()
-        t = t.to(ctx.torch_device, torch_dtype(dtype) if dtype else t.dtype, copy=True)
-        return wrap(t, ctx)
+        return wrap(copied(object._t, ctx.torch_device, torch_dtype(dtype) if dtype else None),
+                    ctx)
     if dtype is None and hasattr(object, "dtype"):
         dtype = object.dtype
     t = to_tensor(object, None, dtype)
@@ -639,11 +638,19 @@ def shape(a):
     return a.shape
 
 
+def real(val):
+    """The real part of the elements.
+
+    MXNet 1.9.1 answers with NumPy's ``real``: an mx array (never complex) gives a new
+    array of its dtype; a list or scalar gives what NumPy gives.
+    """
+    if isinstance(val, NDArray):
+        return wrap(copied(val._t), val._ctx)
+    return onp.real(val)
+
+
 def copy(a):
     """Return an array copy of the given object (differentiable, like MXNet's)."""
     if not isinstance(a, NDArray):
         return array(a)
-    if _STATE.recording:
-        return wrap(a._t.clone(), a._ctx)
-    with torch.no_grad():
-        return wrap(a._t.clone(), a._ctx)
+    return wrap(copied(a._t), a._ctx)
