@@ -496,3 +496,68 @@ def test_updater_sends_all_sgd_weights_to_one_multi_tensor_update(monkeypatch):
     assert calls[:1] == [6]  # MXNet would chunk by aggregate_num=4; results are equal
     for w, r in zip(ws, ref):
         np.testing.assert_allclose(w.asnumpy(), r.asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("momentum,wd", [(0.9, 0.01), (0.9, 0.0), (0.0, 0.01), (0.0, 0.0)])
+def test_fused_sgd_step_follows_mxnet_rule(monkeypatch, momentum, wd):
+    """The one-pass kernel takes dense float32 CPU weights (a strided gradient through a
+    copy); a strided weight and a float64 one take the foreach path; same values."""
+    import torch
+    from mxtorch.ops import optim as optim_ops
+    taken = []
+    real = optim_ops._FUSED_SGD
+
+    def counting(ws, *a, **k):
+        taken.append(len(ws))
+        return real(ws, *a, **k)
+    monkeypatch.setattr(optim_ops, "_FUSED_SGD", counting)
+    rng = np.random.RandomState(3)
+    lr, rescale = 0.05, 0.25
+    w_np = [rng.randn(4, 3), rng.randn(3), rng.randn(3, 4), rng.randn(5)]
+    g_np = [rng.randn(*w.shape) for w in w_np]
+    m_np = [rng.randn(*w.shape) * 0.1 for w in w_np]
+    # ws[2] is a strided weight, gs[0] a strided gradient
+    ws = [torch.tensor(w_np[0], dtype=torch.float32), torch.tensor(w_np[1], dtype=torch.float32),
+          torch.tensor(np.ascontiguousarray(w_np[2].T), dtype=torch.float32).t(),
+          torch.tensor(w_np[3], dtype=torch.float64)]
+    gs = [torch.tensor(np.ascontiguousarray(g_np[0].T), dtype=torch.float32).t(),
+          torch.tensor(g_np[1], dtype=torch.float32), torch.tensor(g_np[2], dtype=torch.float32),
+          torch.tensor(g_np[3], dtype=torch.float64)]
+    ms = [torch.tensor(m, dtype=w.dtype) for m, w in zip(m_np, ws)]
+    versions = [w._version for w in ws]
+    for _ in range(2):
+        optim_ops._sgd_foreach_uniform(ws, gs, ms if momentum else None, lr, wd, momentum,
+                                       rescale)
+    assert taken == [2, 2]
+    assert all(w._version > v for w, v in zip(ws, versions))
+    for i in range(4):
+        w, m = w_np[i].copy(), m_np[i].copy()
+        for _ in range(2):
+            if momentum:
+                m = momentum * m - lr * wd * w - lr * rescale * g_np[i]
+                w = w + m
+            else:
+                w = w - lr * (rescale * g_np[i] + wd * w)
+        np.testing.assert_allclose(ws[i].numpy(), w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gs[i].numpy(), g_np[i], rtol=1e-6)   # only read
+        if momentum:
+            np.testing.assert_allclose(ms[i].numpy(), m, rtol=1e-5, atol=1e-6)
+
+
+def test_static_graph_sees_weights_the_fused_step_wrote():
+    """A hybridized static graph freezes its weights; the fused kernel does not count its
+    writes, so the update bumps the version counters itself (else stale outputs)."""
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize(mx.init.Xavier())
+    net.hybridize(static_alloc=True, static_shape=True)
+    x = mx.nd.array(np.random.RandomState(0).randn(2, 4))
+    for _ in range(3):
+        net(x)   # the optimized program is built and used
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               {"learning_rate": 0.5, "momentum": 0.9})
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    trainer.step(2)
+    w, b = net.weight.data().asnumpy(), net.bias.data().asnumpy()
+    np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy() @ w.T + b, rtol=1e-5, atol=1e-6)

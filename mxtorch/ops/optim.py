@@ -505,8 +505,78 @@ def sgd_foreach_(weights: list, grads: list, moms: list | None, lrs: list, wds: 
     return True
 
 
+_FUSED_SGD = getattr(torch, "_fused_sgd_", None)
+_increment_version = getattr(torch.autograd.graph, "increment_version", None)
+if _increment_version is None:
+    _FUSED_SGD = None
+
+
+def _fusable(w: torch.Tensor, g: torch.Tensor, m: torch.Tensor | None) -> bool:
+    # torch's fused kernel reads raw memory: it checks neither shapes nor strides.
+    return (w.dtype == torch.float32 and w.device.type == "cpu" and w.is_contiguous()
+            and g.dtype == w.dtype and g.device == w.device and g.shape == w.shape
+            and (m is None or (m.dtype == w.dtype and m.device == w.device
+                               and m.shape == w.shape and m.is_contiguous())))
+
+
+def _sgd_fused(weights, grads, moms, lr, wd, momentum, rescale_grad) -> list[int]:
+    """MXNet's SGD step in ONE pass over each float32 CPU weight (torch's fused SGD kernel).
+
+    The kernel computes (``maximize``) ``d = -g + wd_t * w``; ``buf = momentum * buf +
+    (1 - dampening) * d``; ``w -= lr_t * buf`` (``buf`` is ``d`` without momentum). With
+    ``dampening = 1 - lr * rescale_grad``, ``wd_t = -wd / rescale_grad`` and ``lr_t = -1``
+    (``-lr * rescale_grad`` without momentum) that is MXNet's ``mom = momentum * mom -
+    lr * wd * w - lr * rescale_grad * g; w += mom`` (``w -= lr * (rescale_grad * g + wd *
+    w)``), up to the order of roundings. The foreach form reads and writes every weight
+    and state three or four times, and on CPU each pass over a large tensor is one more
+    OpenMP region. Gradients are only read (a strided one is read through a dense copy).
+
+    Returns the positions it left to the foreach path: every one where the kernel is
+    missing or ``rescale_grad`` is 0, else those whose weight or state is not a dense
+    float32 CPU tensor of the weight's shape.
+    """
+    if _FUSED_SGD is None or not rescale_grad:
+        return list(range(len(weights)))
+    fw, fg, fm, rest = [], [], [], []
+    for i, (w, g) in enumerate(zip(weights, grads)):
+        m = moms[i] if momentum > 0 else None
+        if _fusable(w, g, m):
+            fw.append(w)
+            fg.append(g if g.is_contiguous() else g.contiguous())
+            fm.append(m)
+        else:
+            rest.append(i)
+    if not fw:
+        return rest
+    scale = lr * rescale_grad
+    try:
+        with torch.no_grad():
+            if momentum > 0:
+                _FUSED_SGD(fw, fg, fm, weight_decay=-wd / rescale_grad, momentum=momentum,
+                           lr=-1.0, dampening=1.0 - scale, nesterov=False, maximize=True,
+                           is_first_step=False)
+            else:
+                _FUSED_SGD(fw, fg, [], weight_decay=-wd / rescale_grad, momentum=0.0,
+                           lr=-scale, dampening=0.0, nesterov=False, maximize=True,
+                           is_first_step=False)
+    except TypeError:   # another torch's signature: refused before anything is written
+        return list(range(len(weights)))
+    # the kernel does not count its writes: bump the version counters that caches and
+    # autograd rely on, as every other in-place operator does
+    _increment_version(fw)
+    if momentum > 0:
+        _increment_version(fm)
+    return rest
+
+
 def _sgd_foreach_uniform(weights, grads, moms, lr, wd, momentum, rescale_grad) -> None:
     """The common case (one lr and wd, no clipping): no temporaries, scalar alphas."""
+    rest = _sgd_fused(weights, grads, moms, lr, wd, momentum, rescale_grad)
+    if not rest:
+        return
+    if len(rest) < len(weights):
+        weights, grads = [weights[i] for i in rest], [grads[i] for i in rest]
+        moms = [moms[i] for i in rest] if momentum > 0 else moms
     with torch.no_grad():
         if momentum > 0:
             torch._foreach_mul_(moms, momentum)
