@@ -35,6 +35,7 @@ class GraphProgram:
         self.input_nodes = [n for n in self.nodes if n.is_variable]
         self.input_names = [n.name for n in self.input_nodes]
         self._modules: dict[tuple, fx.GraphModule] = {}
+        self._forwards: dict[tuple, Callable] = {}  # the modules' generated forward code
         # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H), "inferred from the
         # graph" (RNN begin states); those programs are specialized per input shapes.
         self._deferred = [n for n in self.nodes if not n.is_variable and n.op.creates
@@ -54,7 +55,12 @@ class GraphProgram:
         if self._deferred:
             shapes = tuple(tuple(t.shape) for t in tensors)
             return self.module(is_train, device, shapes)(*tensors)
-        return self.module(is_train, device)(*tensors)
+        # the generated code itself: nn.Module.__call__ (hooks, which a program never
+        # has) costs about 10 us per call
+        fwd = self._forwards.get((is_train, device))
+        if fwd is None:
+            fwd = self._forwards[(is_train, device)] = self.module(is_train, device).forward
+        return fwd(*tensors)
 
     def _fill_shapes(self, in_shapes: tuple | None) -> dict[int, tuple]:
         """Inferred output shapes of the deferred creation nodes, by node id."""

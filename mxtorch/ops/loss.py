@@ -155,7 +155,8 @@ class _SoftmaxOutputFn(torch.autograd.Function):
 
 
 def _softmax_output(attrs: Any, data: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
-    _check_softmax_label(attrs, tuple(data.shape), tuple(label.shape))
+    if attrs.multi_output or data.dim() != 2 or label.shape != data.shape[:1]:
+        _check_softmax_label(attrs, tuple(data.shape), tuple(label.shape))
     if not data.is_floating_point():
         raise MXNetError(f"Operator SoftmaxOutput: data must be floating point, got {data.dtype}")
     if _recording(data, label):
