@@ -200,3 +200,19 @@ def test_copies_and_casts_are_recorded(name):
     assert not c._t.requires_grad
     c[:] = 7
     np.testing.assert_array_equal(a.asnumpy(), [1, 2, 3])
+
+
+def test_attached_inputs_outside_recording_build_no_graph_and_restore_grad_mode():
+    import torch
+    w = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+    w.attach_grad()
+    y = mx.nd.dot(w, w)
+    assert not y._t.requires_grad
+    np.testing.assert_allclose(y.asnumpy(), [[7, 10], [15, 22]])
+    with pytest.raises(mx.base.MXNetError):
+        mx.nd.dot(w, mx.nd.ones((3, 3)))   # fails inside the no-grad section
+    assert torch.is_grad_enabled()
+    with mx.autograd.record():
+        z = (w * w).sum()
+    z.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), [[2, 4], [6, 8]])

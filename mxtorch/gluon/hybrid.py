@@ -396,12 +396,15 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Defines the forward computation. Arguments can be either
         :py:class:`NDArray` or :py:class:`Symbol`."""
-        if isinstance(x, NDArray) and all(isinstance(a, NDArray) for a in args):
+        if isinstance(x, NDArray):
             ctx = x._ctx  # the common case: NDArray inputs only
             ctx_set = {ctx}
             for a in args:
+                if not isinstance(a, NDArray):
+                    break
                 ctx_set.add(a._ctx)
-            return self._forward_ndarray(ctx, ctx_set, x, *args)
+            else:
+                return self._forward_ndarray(ctx, ctx_set, x, *args)
         has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError('In HybridBlock, we do not support mixed NDArrays and Symbols'

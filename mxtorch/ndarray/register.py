@@ -93,7 +93,7 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
                 if not isinstance(a, NDArray):
                     break
             else:
-                if not kwargs or all(k in params for k in kwargs):
+                if kwargs.keys() <= params.keys():   # attribute keywords only
                     return invoke(opdef, args, kwargs, out=out)
         if ctx is not None and isinstance(ctx, str):
             ctx = Context(ctx.split("(")[0], int(ctx.split("(")[1].rstrip(")")))
