@@ -472,15 +472,21 @@ def test_update_op_errors():
         mx.nd.multi_sum_sq(w, mx.nd.ones((2,), dtype="float16"), num_arrays=2)
 
 
-def test_updater_sends_all_sgd_weights_to_one_multi_tensor_update(monkeypatch):
-    from mxtorch.optimizer import sgd as sgd_mod
+def _count_weights(monkeypatch, module, name):
+    """Patch ``module.name`` to record how many weights each call gets; returns the list."""
     calls = []
-    real = sgd_mod.sgd_foreach_
+    real = getattr(module, name)
 
     def counting(weights, *a, **k):
         calls.append(len(weights))
         return real(weights, *a, **k)
-    monkeypatch.setattr(sgd_mod, "sgd_foreach_", counting)
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_updater_sends_all_sgd_weights_to_one_multi_tensor_update(monkeypatch):
+    from mxtorch.optimizer import sgd as sgd_mod
+    calls = _count_weights(monkeypatch, sgd_mod, "sgd_foreach_")
     rng = np.random.RandomState(0)
     shapes = [(3, 4), (3,), (5, 3), (5,), (2, 5), (2,)]
     ws = [mx.nd.array(rng.randn(*s)) for s in shapes]
@@ -504,13 +510,7 @@ def test_fused_sgd_step_follows_mxnet_rule(monkeypatch, momentum, wd):
     copy); a strided weight and a float64 one take the foreach path; same values."""
     import torch
     from mxtorch.ops import optim as optim_ops
-    taken = []
-    real = optim_ops._FUSED_SGD
-
-    def counting(ws, *a, **k):
-        taken.append(len(ws))
-        return real(ws, *a, **k)
-    monkeypatch.setattr(optim_ops, "_FUSED_SGD", counting)
+    taken = _count_weights(monkeypatch, optim_ops, "_FUSED_SGD")
     rng = np.random.RandomState(3)
     lr, rescale = 0.05, 0.25
     w_np = [rng.randn(4, 3), rng.randn(3), rng.randn(3, 4), rng.randn(5)]
