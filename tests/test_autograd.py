@@ -216,3 +216,18 @@ def test_attached_inputs_outside_recording_build_no_graph_and_restore_grad_mode(
         z = (w * w).sum()
     z.backward()
     np.testing.assert_allclose(w.grad.asnumpy(), [[2, 4], [6, 8]])
+
+
+def test_copyto_into_attached_arrays_while_recording_is_a_plain_write():
+    a = mx.nd.array([1.0, 2.0])
+    a.attach_grad()
+    w = mx.nd.zeros((2, 2))
+    w.attach_grad()
+    with mx.autograd.record():
+        b = a * 2
+        b.copyto(w[0])          # a view of an attached array
+        c = mx.nd.zeros((2,))
+        c.attach_grad()
+        b.copyto(c)             # an attached array
+    np.testing.assert_array_equal(w.asnumpy(), [[2, 4], [0, 0]])
+    np.testing.assert_array_equal(c.asnumpy(), [2, 4])

@@ -158,10 +158,10 @@ class NDArray:
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
             dst = other._t
-            # MXNet records the copy: the target's value depends on self (torch cannot
-            # write into an attached leaf under autograd, so that copy is not recorded).
-            if _STATE.recording and self._t.requires_grad and not (
-                    dst.is_leaf and dst.requires_grad):
+            # MXNet records the copy: the target's value depends on self. torch cannot
+            # record a write into an attached array or a view of one: those are not recorded.
+            if _STATE.recording and self._t.requires_grad and (
+                    not dst.requires_grad or not (dst.is_leaf or dst._is_view())):
                 dst.copy_(self._t)
             else:
                 with torch.no_grad():
