@@ -1,7 +1,10 @@
 """``mx.npx.random``: MXNet's extra samplers in NumPy mode (``bernoulli``, ``*_n``).
 
 Built on :mod:`mxtorch.numpy.random`: results are ``mx.np.ndarray`` (float32 unless
-``dtype`` says otherwise), drawn from the generators ``seed`` resets.
+``dtype`` says otherwise: 'float16', 'float32' or 'float64'), on the device ``ctx`` (the
+current context by default), drawn from the generators ``seed`` resets. The ``*_n``
+samplers put the leading dimensions ``batch_shape`` (an int or a tuple) before the
+broadcast shape of their parameters.
 """
 from __future__ import annotations
 
@@ -73,44 +76,15 @@ def _ma_sigmoid(x):
 
 
 def uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, ctx=None):
-    """Uniform samples on ``[low, high)`` of shape ``batch_shape + broadcast(low, high)``.
-
-    Parameters
-    ----------
-    low, high : float or ndarray
-        Interval bounds.
-    batch_shape : int or tuple of ints, optional
-        Leading dimensions of the result.
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Result dtype, float32 by default.
-    ctx : Context, optional
-        Device of the result.
-
-    Returns
-    -------
-    ndarray
-    """
+    """Uniform samples on ``[low, high)`` (floats or ndarrays) of shape ``batch_shape +
+    broadcast(low, high).shape``; ``dtype`` and ``ctx`` as in the module docstring."""
     return _np_random.uniform(low, high, size=_n_size(batch_shape, low, high),
                               dtype=dtype, ctx=ctx)
 
 
 def normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, ctx=None):
-    """Normal samples of shape ``batch_shape + broadcast(loc, scale).shape``.
-
-    Parameters
-    ----------
-    loc, scale : float or ndarray
-        Mean and standard deviation.
-    batch_shape : int or tuple of ints, optional
-        Leading dimensions of the result.
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Result dtype, float32 by default.
-    ctx : Context, optional
-        Device of the result.
-
-    Returns
-    -------
-    ndarray
-    """
+    """Normal samples with mean ``loc`` and standard deviation ``scale`` (floats or
+    ndarrays) of shape ``batch_shape + broadcast(loc, scale).shape``; ``dtype`` and ``ctx``
+    as in the module docstring."""
     return _np_random.normal(loc, scale, size=_n_size(batch_shape, loc, scale),
                              dtype=dtype, ctx=ctx)

@@ -652,7 +652,7 @@ blank_label : {'first', 'last'}, optional, default='first'
 
 # ---------------------------------------------------------------------- Gluon's softmax CE
 def _softmax_ce(attrs: Any, data: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
-    """``-pick(log_softmax(data), label)`` per row of (batch, classes) logits, in one kernel.
+    """``-pick(log_softmax(data), label)`` per row of (batch, classes) logits, as one operator.
 
     Gluon's ``SoftmaxCrossEntropyLoss`` (sparse labels, class axis last, batch axis 0)
     on NDArrays; the Symbol form keeps MXNet's log_softmax/pick/mean graph. # MXNet: pick

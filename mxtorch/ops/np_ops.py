@@ -202,15 +202,19 @@ for _name, _fn in (("_np_max", torch.amax), ("_np_min", torch.amin)):
                    doc="NumPy-semantics maximum/minimum over ``axis``."))
 
 
-def _argmax(attrs, x: torch.Tensor) -> torch.Tensor:
-    if attrs.axis is None:
-        return torch.argmax(x.reshape(-1))
-    return torch.argmax(x, dim=attrs.axis, keepdim=attrs.keepdims)
+def _arg_extreme(fn: Fn) -> Fn:
+    def compute(attrs, x: torch.Tensor) -> torch.Tensor:
+        if attrs.axis is None:
+            return fn(x.reshape(-1))
+        return fn(x, dim=attrs.axis, keepdim=attrs.keepdims)
+    return compute
 
 
-register(OpDef("_npi_argmax", _argmax, inputs=("data",),
-               params=[OptInt("axis"), Bool("keepdims", False)],
-               doc="Indices (int64) of the maximum values along ``axis``."))
+for _name, _fn, _what in (("_npi_argmax", torch.argmax, "maximum"),
+                          ("_npi_argmin", torch.argmin, "minimum")):
+    register(OpDef(_name, _arg_extreme(_fn), inputs=("data",),
+                   params=[OptInt("axis"), Bool("keepdims", False)],
+                   doc=f"Indices (int64) of the {_what} values along ``axis``."))
 
 
 # ---------------------------------------------------------------------- shapes
@@ -487,17 +491,6 @@ for _name in ("_npi_std", "_npi_var"):
                    params=[OptShape("axis"), OptDtype("dtype"), Int("ddof", 0),
                            Bool("keepdims", False)],
                    doc=f"NumPy-semantics {_name[5:]} over ``axis`` (``ddof`` correction)."))
-
-
-def _argmin(attrs, x: torch.Tensor) -> torch.Tensor:
-    if attrs.axis is None:
-        return torch.argmin(x.reshape(-1))
-    return torch.argmin(x, dim=attrs.axis, keepdim=attrs.keepdims)
-
-
-register(OpDef("_npi_argmin", _argmin, inputs=("data",),
-               params=[OptInt("axis"), Bool("keepdims", False)],
-               doc="Indices (int64) of the minimum values along ``axis``."))
 
 
 def _cumsum(attrs, x: torch.Tensor) -> torch.Tensor:

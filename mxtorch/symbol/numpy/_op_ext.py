@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as _onp
 
 from ..symbol import Symbol
-from ._symbol import _Symbol, _scalar_attrs, binary, make_np
+from ._symbol import _scalar_attrs, binary, make_np
 
 _UNARY = ["arcsin", "arccos", "arctan", "sinh", "cosh", "tan", "arcsinh", "arccosh",
           "arctanh", "log2", "log10", "cbrt", "reciprocal", "degrees", "radians", "floor",
@@ -251,8 +251,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         attrs["dtype"] = _onp.dtype(dtype).name
     return make_np("_linspace", [], attrs)
 
-
-_ = _Symbol  # re-exported type used by callers' isinstance checks
 
 
 def fliplr(m):

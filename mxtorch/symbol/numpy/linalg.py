@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from ._symbol import _Symbol, make_np
+from ._symbol import make_np
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "pinv", "eigvalsh", "svd"]
 
@@ -62,6 +62,3 @@ def eigvalsh(a, UPLO="L"):
 def svd(a):
     """(ut, l, v) with ``a = ut @ diag(l) @ v`` as a three-output symbol (``_npi_svd``)."""
     return make_np("_npi_svd", [a], {})
-
-
-_ = _Symbol
