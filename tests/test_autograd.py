@@ -60,6 +60,22 @@ def test_not_recorded_outside_scope():
         y.backward()
 
 
+@pytest.mark.parametrize("expr", [
+    lambda x: x + x, lambda x: x - 1, lambda x: 2 - x, lambda x: x * 3, lambda x: x / x,
+    lambda x: 1 / x, lambda x: x ** 2, lambda x: 2 ** x, lambda x: x % 2, lambda x: x > 1,
+    lambda x: x == x])
+def test_operator_methods_outside_record_make_constants(expr):
+    # MXNet records nothing outside record(): the result is a constant in a later graph
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    c = expr(x)
+    assert not c._t.requires_grad
+    with mx.autograd.record():
+        y = c * x
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), c.asnumpy())
+
+
 def test_backward_twice_needs_retain_graph():
     x = mx.nd.array([1.0, 2.0])
     x.attach_grad()

@@ -432,21 +432,28 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
     """An NDArray operator method (``__add__``, ``__rsub__`` ...): the shortest path to the
     registry compute of ``array_op`` (another NDArray) or ``scalar_op`` (a number).
 
-    Attributes are cached per operator (per scalar for the scalar forms); anything unusual
-    (recording with grads, errors) goes through :func:`invoke` for its full handling. The
-    method does the work itself rather than calling a shared helper: at 2-3 us per call,
-    one more Python call is a tenth of the cost.
+    Attributes are cached per operator (per scalar for the scalar forms). The compute runs
+    directly: under ``record()`` torch records it, and outside it a result that torch
+    recorded anyway (attached inputs) is detached, as MXNet records nothing there. An error
+    re-runs the call through :func:`invoke`, which explains it in MXNet's terms. The method
+    does the work itself rather than calling a shared helper: at 2-3 us per call, one more
+    Python call is a tenth of the cost.
     """
+    entry = None  # (OpDef, scalar cache, default attrs) of array_op, resolved once
+
     def method(lhs: NDArray, rhs):
+        nonlocal entry
         if isinstance(rhs, NDArray):
-            ent = _FAST.get(array_op) or _fast_entry(array_op)
+            if entry is None:
+                entry = _FAST.get(array_op) or _fast_entry(array_op)
             ta, tb = (rhs._t, lhs._t) if reflected else (lhs._t, rhs._t)
-            if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:
-                return invoke(ent[0], [rhs, lhs] if reflected else [lhs, rhs], {})
             try:
-                res = ent[0].compute(ent[2], ta, tb)
+                res = entry[0].compute(entry[2], ta, tb)
             except Exception:  # noqa: BLE001 - re-run through invoke for MXNet's message
-                return invoke(ent[0], [rhs, lhs] if reflected else [lhs, rhs], {})
+                return invoke(entry[0], [rhs, lhs] if reflected else [lhs, rhs], {})
+            if res.requires_grad and not _STATE.recording:
+                # attached inputs outside record(): torch recorded what MXNet does not
+                res = res.detach()
         elif isinstance(rhs, (numbers.Number, np.generic)):
             opdef, cache, _ = _FAST.get(scalar_op) or _fast_entry(scalar_op)
             key = (rhs, rhs.__class__)
@@ -455,13 +462,12 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 attrs = opdef.parse_attrs({"scalar": rhs})
                 if len(cache) < 256:
                     cache[key] = attrs
-            t = lhs._t
-            if t.requires_grad and not _STATE.recording:
-                return invoke(opdef, [lhs], {"scalar": rhs})
             try:
-                res = opdef.compute(attrs, t)
+                res = opdef.compute(attrs, lhs._t)
             except Exception:  # noqa: BLE001
                 return invoke(opdef, [lhs], {"scalar": rhs})
+            if res.requires_grad and not _STATE.recording:
+                res = res.detach()
         elif isinstance(rhs, np.ndarray):
             other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
             return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
