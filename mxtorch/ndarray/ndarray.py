@@ -395,34 +395,32 @@ def _fast_entry(name: str) -> tuple:
 def call_plain(opdef, attrs, inputs):
     """The shortest path for a plain operator on NDArrays with fixed attributes.
 
-    Returns ``None`` when the full :func:`invoke` is needed (recording with gradients,
-    an error to explain, several outputs). One and two inputs avoid building a list:
-    at this scale every Python step shows.
+    Returns ``None`` when the full :func:`invoke` is needed (an error to explain, several
+    outputs, more than two inputs). One and two inputs avoid building a list: at this
+    scale every Python step shows. As in the operator methods, the compute runs directly
+    and a result torch recorded outside ``record()`` (attached inputs) is detached.
     """
     try:
-        if len(inputs) == 1:
-            t = inputs[0]._t
-            if t.requires_grad and not _STATE.recording:
-                return None
-            res = opdef.compute(attrs, t)
-            tensors = (t,)
-            is_input = res is t
-        elif len(inputs) == 2:
+        if len(inputs) == 2:
             ta, tb = inputs[0]._t, inputs[1]._t
-            if (ta.requires_grad or tb.requires_grad) and not _STATE.recording:
-                return None
             res = opdef.compute(attrs, ta, tb)
-            tensors = (ta, tb)
-            is_input = res is ta or res is tb
+            if res is ta or res is tb or res._is_view():
+                res = unshared(res, (ta, tb))
+        elif len(inputs) == 1:
+            t = inputs[0]._t
+            res = opdef.compute(attrs, t)
+            if res is t or res._is_view():
+                res = unshared(res, (t,))
         else:
             return None
     except Exception:  # noqa: BLE001 - invoke re-runs it and explains in MXNet's terms
         return None
     if res.__class__ is not torch.Tensor:
         return None
+    if res.requires_grad and not _STATE.recording:
+        res = res.detach()
     arr = _new(NDArray)
-    # unshared() only where it can matter: a fresh result is neither a view nor an input.
-    arr._t = unshared(res, tensors) if is_input or res._is_view() else res
+    arr._t = res
     arr._ctx = inputs[0]._ctx
     arr._ag = None
     return arr
