@@ -437,10 +437,11 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
     does the work itself rather than calling a shared helper: at 2-3 us per call, one more
     Python call is a tenth of the cost.
     """
-    entry = None  # (OpDef, scalar cache, default attrs) of array_op, resolved once
+    # (OpDef, per-scalar attrs cache, default attrs) of each operator, resolved once
+    entry = scalar_entry = None
 
     def method(lhs: NDArray, rhs):
-        nonlocal entry
+        nonlocal entry, scalar_entry
         if isinstance(rhs, NDArray):
             if entry is None:
                 entry = _FAST.get(array_op) or _fast_entry(array_op)
@@ -453,7 +454,9 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 # attached inputs outside record(): torch recorded what MXNet does not
                 res = res.detach()
         elif isinstance(rhs, (numbers.Number, np.generic)):
-            opdef, cache, _ = _FAST.get(scalar_op) or _fast_entry(scalar_op)
+            if scalar_entry is None:
+                scalar_entry = _FAST.get(scalar_op) or _fast_entry(scalar_op)
+            opdef, cache, _ = scalar_entry
             key = (rhs, rhs.__class__)
             attrs = cache.get(key)
             if attrs is None:

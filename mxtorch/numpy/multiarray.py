@@ -644,9 +644,7 @@ def real(val):
     MXNet 1.9.1 answers with NumPy's ``real``: an mx array (never complex) gives a new
     array of its dtype; a list or scalar gives what NumPy gives.
     """
-    if isinstance(val, NDArray):
-        return wrap(copied(val._t), val._ctx)
-    return onp.real(val)
+    return copy(val) if isinstance(val, NDArray) else onp.real(val)
 
 
 def copy(a):

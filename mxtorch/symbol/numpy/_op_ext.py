@@ -252,7 +252,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return make_np("_linspace", [], attrs)
 
 
-
 def fliplr(m):
     """Reverse columns (``_npi_flip`` on axis 1)."""
     return make_np("_npi_flip", [m], {"axis": 1})
