@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from mxtorch.gluon import nn
-from mxtorch.graph import fusion, optimize
+from mxtorch.graph import fusion, optimize, winograd
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -439,3 +439,139 @@ def test_static_alloc_keeps_freed_host_buffers(env, retained, built):
         assert float(faults) < 20, faults  # the buffers are reused, not page-faulted again
     else:
         assert float(faults) > 500, faults  # glibc maps or trims them and faults them in again
+
+
+# ---------------------------------------------------------------- Winograd F(4x4, 3x3)
+def _conv_ref(x, w, b, other, relu):
+    y = F.conv2d(x.double(), w.double(), None if b is None else b.double(), padding=1)
+    if other is not None:
+        y = y + other.double()
+    return y.clamp_min(0) if relu else y
+
+
+@pytest.mark.parametrize("shape, k, bias, add, relu", [
+    ((2, 32, 8, 8), 40, True, False, False),      # whole tiles
+    ((1, 33, 7, 9), 32, False, True, True),       # cropped tiles, no bias, sum + relu
+    ((3, 64, 5, 4), 48, True, True, False)])
+def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu):
+    rng = torch.Generator().manual_seed(0)
+    x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
+    w = torch.randn(k, shape[1], 3, 3, generator=rng) * 0.1
+    b = torch.randn(k, generator=rng) if bias else None
+    other = torch.randn(shape[0], k, *shape[2:], generator=rng) if add else None
+    assert winograd.applicable(w, (1, 1), (1, 1), (1, 1), 1)
+    fn = winograd.winograd_conv(w, b, shape, relu, winograd.Workspace())
+    out = fn(x, other) if add else fn(x)
+    ref = _conv_ref(x, w, b, other, relu)
+    assert out.shape == ref.shape and out.dtype == torch.float32
+    assert out.is_contiguous(memory_format=torch.channels_last)
+    scale = float(ref.abs().max())
+    assert float((out.double() - ref).abs().max()) < 1e-5 * scale
+    # the result is fresh: a second call (other input) leaves it as it was
+    first = out.clone()
+    fn(x * 2, other) if add else fn(x * 2)
+    assert torch.equal(out, first)
+
+
+@pytest.mark.parametrize("kw", [dict(stride=(2, 2)), dict(dilate=(2, 2), pad=(2, 2)),
+                                dict(groups=2), dict(c=16), dict(kernel=(1, 1), pad=(0, 0)),
+                                dict(dtype=torch.float64)])
+def test_winograd_not_applicable(kw):
+    c, kernel = kw.get("c", 32), kw.get("kernel", (3, 3))
+    w = torch.zeros(32, c, *kernel, dtype=kw.get("dtype", torch.float32))
+    assert not winograd.applicable(w, kw.get("pad", (1, 1)), kw.get("stride", (1, 1)),
+                                   kw.get("dilate", (1, 1)), kw.get("groups", 1))
+
+
+class _WideResidual(nn.HybridBlock):
+    """conv-BN-relu-conv-BN + x, relu: 3x3 convolutions with 32 channels."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.stem = nn.Conv2D(32, 3, padding=1, in_channels=3, activation="relu")
+            self.c1 = nn.Conv2D(32, 3, padding=1, in_channels=32, use_bias=False)
+            self.b1 = nn.BatchNorm(in_channels=32)
+            self.c2 = nn.Conv2D(32, 3, padding=1, in_channels=32, use_bias=False)
+            self.b2 = nn.BatchNorm(in_channels=32)
+
+    def hybrid_forward(self, F, x):
+        x = self.stem(x)
+        y = F.Activation(self.b1(self.c1(x)), act_type="relu")
+        return F.Activation(self.b2(self.c2(y)) + x, act_type="relu")
+
+
+def _wide_net():
+    mx.random.seed(7)
+    net = _WideResidual()
+    net.initialize(mx.init.Xavier())
+    rng = np.random.RandomState(3)
+    for name, p in net.collect_params().items():
+        if name.endswith(("running_mean", "beta")):
+            p.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, p.shape)))
+        elif name.endswith(("running_var", "gamma")):
+            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, p.shape)))
+    return net
+
+
+def _kernel_names(entry, suffix):
+    return [n.target.__name__ for n in entry.fn.gm.graph.nodes
+            if n.op == "call_function" and n.target.__name__.endswith(suffix)]
+
+
+@needs_onednn
+def test_winograd_in_network_equals_plain_after_shape_change(monkeypatch):
+    monkeypatch.setenv("MXTORCH_WINOGRAD", "1")
+    net = _wide_net()
+    cases = [(2, 8), (1, 11), (2, 8)]   # 11: tiles cropped
+    refs = [net(_x(b, s)).asnumpy() for b, s in cases]
+    net.hybridize(static_alloc=True, static_shape=True)
+    for (batch, size), ref in zip(cases, refs):
+        for _ in range(3):
+            np.testing.assert_allclose(net(_x(batch, size)).asnumpy(), ref,
+                                       rtol=RTOL, atol=ATOL)
+    opt = net._cached_op._optimizer
+    assert len(opt._cache) == 2
+    for entry in opt._cache.values():
+        assert entry.compiles == 1
+        # the stem (3 input channels) stays oneDNN; both 32-channel groups are Winograd
+        assert len(_kernel_names(entry, "_onednn")) == 1
+        assert len(_kernel_names(entry, "_winograd")) == 2
+
+
+@needs_onednn
+@pytest.mark.parametrize("env, timings, used", [("0", None, 0), ("auto", (1.0, 0.5), 2),
+                                                ("auto", (1.0, 0.95), 0)])
+def test_winograd_choice(monkeypatch, env, timings, used):
+    """auto keeps Winograd only where it is timed at least 10% faster; 0 never tries it."""
+    monkeypatch.setenv("MXTORCH_WINOGRAD", env)
+    calls = []
+
+    def timed(direct, wino, args, rounds=3):
+        calls.append(args[0].shape)
+        return timings
+    monkeypatch.setattr(winograd, "faster", timed)
+    net = _wide_net()
+    x = _x(2, 8)
+    ref = net(x).asnumpy()
+    outs, entry = _run_optimized(net, x)
+    for o in outs:
+        np.testing.assert_allclose(o, ref, rtol=RTOL, atol=ATOL)
+    assert len(_kernel_names(entry, "_winograd")) == used
+    assert len(calls) == (0 if env == "0" else 2)
+    assert all(s == (2, 32, 8, 8) for s in calls)
+
+
+@needs_onednn
+def test_winograd_bad_setting_runs_plain_with_warning(monkeypatch):
+    monkeypatch.setenv("MXTORCH_WINOGRAD", "sometimes")
+    with pytest.raises(ValueError, match="MXTORCH_WINOGRAD='sometimes'"):
+        winograd.mode()
+    net = _wide_net()
+    x = _x(2, 8)
+    ref = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    net(x)
+    with pytest.warns(RuntimeWarning, match="MXTORCH_WINOGRAD"):
+        np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=RTOL, atol=ATOL)

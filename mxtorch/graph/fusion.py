@@ -6,7 +6,9 @@ folded into the weights and the sum and ReLU as post-ops. The same is done here 
 :class:`~mxtorch.graph.compile.GraphProgram`: each such group becomes one
 ``torch.ops.mkldnn._convolution_pointwise`` call on channels-last activations, with the
 weights folded once and reordered into oneDNN's layout for the input shape. Everything
-else runs the operators' own computes, as in the plain program.
+else runs the operators' own computes, as in the plain program. A 3x3 stride-1
+convolution may instead run as a Winograd F(4x4, 3x3) kernel (:mod:`.winograd`) when that
+is measured faster on its shape, as oneDNN itself does on AVX-512 machines.
 
 A group is formed only where it cannot change a result: the convolution is 2-D NCHW,
 its weights and the BatchNorm's parameters and statistics are frozen constants, and every
@@ -14,6 +16,7 @@ fused intermediate has exactly one consumer and is not a graph output.
 """
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from typing import Callable, Sequence
 
@@ -22,10 +25,13 @@ import torch.fx as fx
 
 from ..ops.nn import _conv_plan
 from ..symbol.node import Node
+from . import winograd
 from .compile import _bound, _ident, emit_node
 from .passes import infer_graph_shapes
 
 __all__ = ["available", "fold_batchnorm", "fuse_program"]
+
+log = logging.getLogger(__name__)
 
 _CL = torch.channels_last
 _ADD_OPS = frozenset({"elemwise_add", "broadcast_add", "_npi_add"})
@@ -94,6 +100,9 @@ class _Fuser:
         self.shapes = infer_graph_shapes(
             program.heads, {name: tuple(t.shape) for name, t in
                             zip(program.input_names, tensors)})
+        self.workspace = winograd.Workspace()
+        self.winograd_mode = winograd.mode()
+        self.winograd_used = 0
 
     def _only_consumer(self, node: Node, index: int = 0) -> Node | None:
         key = (id(node), index)
@@ -166,11 +175,35 @@ class _Fuser:
             gamma, beta, mean, var = (self.const[id(e.node)] for e in g.bn.inputs[1:5])
             weight, bias = fold_batchnorm(weight, bias, gamma, beta, mean, var,
                                           g.bn.parsed.eps, g.bn.parsed.fix_gamma)
+        bias = None if bias is None else bias.contiguous()
+        direct = self._onednn(g, weight, bias, data_shape, cfg, fresh_other)
+        if (self.winograd_mode == "off"
+                or not winograd.applicable(weight, cfg.pad, cfg.stride, cfg.dilate,
+                                           conv.parsed.num_group)):
+            return direct
+        wino = winograd.winograd_conv(weight, bias, data_shape, g.relu is not None,
+                                      self.workspace)
+        wino.__name__ = _ident(g.last.name) + "_winograd"
+        if self.winograd_mode == "auto":
+            args = (torch.randn(data_shape).contiguous(memory_format=_CL),)
+            if g.add is not None:
+                args += (torch.randn(self.shapes[(id(g.last), 0)]).contiguous(
+                    memory_format=_CL),)
+            t_direct, t_wino = winograd.faster(direct, wino, args)
+            log.debug("%s: oneDNN %.3f ms, Winograd %.3f ms", g.conv.name,
+                      t_direct * 1e3, t_wino * 1e3)
+            if t_wino > 0.9 * t_direct:
+                return direct
+        self.winograd_used += 1
+        return wino
+
+    def _onednn(self, g: _Group, weight: torch.Tensor, bias: torch.Tensor | None,
+                data_shape, cfg, fresh_other: bool) -> Callable:
+        """The group as one oneDNN call, weights prepacked for ``data_shape``."""
         pad, stride, dilate = list(cfg.pad), list(cfg.stride), list(cfg.dilate)
-        groups = conv.parsed.num_group
+        groups = g.conv.parsed.num_group
         weight = torch.ops.mkldnn._reorder_convolution_weight(
             weight.contiguous(), pad, stride, dilate, groups, list(data_shape))
-        bias = None if bias is None else bias.contiguous()
         unary = "relu" if g.relu is not None else "none"
         ops = torch.ops.mkldnn
         if g.add is None:
@@ -229,6 +262,9 @@ def fuse_program(program, tensors: Sequence[torch.Tensor], const_idx: Sequence[i
             env[(id(n), 0)] = graph.call_function(fuser.kernel(g, fresh), args)
             continue
         emit_node(graph, env, n, _bound(n, False, device))
+    if not fuser.winograd_used:
+        fuser.workspace.bufs.clear()  # only the timing runs used it
+    log.debug("%d of %d convolution groups use Winograd", fuser.winograd_used, len(groups))
     graph.output(tuple(graph.call_function(_dense, (env[(id(h.node), h.index)],))
                        for h in program.heads))
     return fx.GraphModule(torch.nn.Module(), graph, class_name="FusedProgram"), len(groups)
