@@ -262,8 +262,7 @@ def fuse_program(program, tensors: Sequence[torch.Tensor], const_idx: Sequence[i
             env[(id(n), 0)] = graph.call_function(fuser.kernel(g, fresh), args)
             continue
         emit_node(graph, env, n, _bound(n, False, device))
-    if not fuser.winograd_used:
-        fuser.workspace.bufs.clear()  # only the timing runs used it
+    fuser.workspace.bufs.clear()  # sized by the timing runs; regrown by the kernels kept
     log.debug("%d of %d convolution groups use Winograd", fuser.winograd_used, len(groups))
     graph.output(tuple(graph.call_function(_dense, (env[(id(h.node), h.index)],))
                        for h in program.heads))
