@@ -1,7 +1,9 @@
 """The optimizing inference path (mxtorch.graph.optimize) equals the plain program."""
+import ctypes
 import logging
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import warnings
@@ -13,7 +15,7 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from mxtorch.gluon import nn
-from mxtorch.graph import fusion, optimize, winograd
+from mxtorch.graph import fusion, native, optimize, winograd
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -450,18 +452,28 @@ def _conv_ref(x, w, b, other, relu):
     return y.clamp_min(0) if relu else y
 
 
+def _transforms(kind):
+    if kind == "native" and winograd.native_transforms() is None:
+        pytest.skip("no C compiler: the native Winograd transforms are not built")
+    return kind
+
+
+@pytest.mark.parametrize("transforms", ["native", "torch"])
 @pytest.mark.parametrize("shape, k, bias, add, relu", [
     ((2, 32, 8, 8), 40, True, False, False),      # whole tiles
     ((1, 33, 7, 9), 32, False, True, True),       # cropped tiles, no bias, sum + relu
-    ((3, 64, 5, 4), 48, True, True, False)])
-def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu):
+    ((3, 64, 5, 4), 48, True, True, False),
+    ((1, 100, 6, 10), 70, True, False, True),     # channels beyond one 64-lane block
+    ((2, 32, 13, 12), 32, False, False, False)])
+def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transforms):
     rng = torch.Generator().manual_seed(0)
     x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
     w = torch.randn(k, shape[1], 3, 3, generator=rng) * 0.1
     b = torch.randn(k, generator=rng) if bias else None
     other = torch.randn(shape[0], k, *shape[2:], generator=rng) if add else None
     assert winograd.applicable(w, (1, 1), (1, 1), (1, 1), 1)
-    fn = winograd.winograd_conv(w, b, shape, relu, winograd.Workspace())
+    fn = winograd.winograd_conv(w, b, shape, relu, winograd.Workspace(),
+                                transforms=_transforms(transforms))
     out = fn(x, other) if add else fn(x)
     ref = _conv_ref(x, w, b, other, relu)
     assert out.shape == ref.shape and out.dtype == torch.float32
@@ -472,6 +484,134 @@ def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu):
     first = out.clone()
     fn(x * 2, other) if add else fn(x * 2)
     assert torch.equal(out, first)
+
+
+def test_winograd_native_takes_any_input_layout_and_checks_shapes():
+    _transforms("native")
+    rng = torch.Generator().manual_seed(1)
+    w = torch.randn(32, 32, 3, 3, generator=rng) * 0.1
+    x = torch.randn(2, 32, 9, 9, generator=rng)          # NCHW, not channels-last
+    other = torch.randn(2, 32, 9, 9, generator=rng)
+    fn = winograd.winograd_conv(w, None, x.shape, False, winograd.Workspace(), "native")
+    ref = _conv_ref(x, w, None, other, False)
+    assert float((fn(x, other).double() - ref).abs().max()) < 1e-5 * float(ref.abs().max())
+    with pytest.raises(ValueError, match=r"shape \(2, 32, 9, 9\), got torch.float32 "
+                                         r"\(1, 32, 9, 9\)"):
+        fn(x[:1])
+    with pytest.raises(ValueError, match="summed input"):
+        fn(x, other[:, :16])
+    with pytest.raises(ValueError, match="transforms='fast'"):
+        winograd.winograd_conv(w, None, x.shape, False, winograd.Workspace(), "fast")
+
+
+def test_winograd_split_between_threads_equals_one_thread(monkeypatch):
+    _transforms("native")
+    rng = torch.Generator().manual_seed(2)
+    shape = (8, 64, 32, 32)                               # 36 * 512 * 64 floats: split
+    x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
+    other = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
+    w = torch.randn(64, 64, 3, 3, generator=rng) * 0.1
+    outs = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(torch, "get_num_threads", lambda t=threads: t)
+        fn = winograd.winograd_conv(w, None, shape, True, winograd.Workspace(), "native")
+        outs.append(fn(x, other))
+    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2])
+    ref = _conv_ref(x, w, None, other, True)
+    assert float((outs[0].double() - ref).abs().max()) < 1e-5 * float(ref.abs().max())
+
+
+def test_splitter_hands_errors_back_and_survives_a_fork():
+    splitter = winograd._Splitter()
+    seen = []
+
+    def part(tag, lo, hi):
+        if lo > 0 and tag == "bad":
+            raise OSError("part failed")
+        seen.append((lo, hi))
+    splitter.run(part, ("ok",), 10, 3)
+    assert sorted(seen) == [(0, 3), (3, 6), (6, 10)]
+    with pytest.raises(OSError, match="part failed"):
+        splitter.run(part, ("bad",), 10, 2)
+    splitter._pid = -1                       # as in a forked child: new helper threads
+    seen.clear()
+    splitter.run(part, ("ok",), 4, 2)
+    assert sorted(seen) == [(0, 2), (2, 4)] and splitter._pid == os.getpid()
+
+
+_ADD_SOURCE = "int mxt_add(int a, int b) { return a + b; }\n"
+_ADD_SIG = {"mxt_add": (ctypes.c_int, [ctypes.c_int, ctypes.c_int])}
+
+
+@pytest.fixture
+def fresh_native(monkeypatch, tmp_path):
+    """native.load with an empty registry, warning state and cache folder."""
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setattr(native, "_warned", False)
+    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_native_builds_once_and_reuses_the_cache(fresh_native, monkeypatch):
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    lib = native.load("addtest", _ADD_SOURCE, _ADD_SIG)
+    assert lib.mxt_add(2, 3) == 5
+    built = [p.name for p in fresh_native.iterdir()]
+    assert len(built) == 1 and built[0].startswith("addtest-") and built[0].endswith(".so")
+    assert native.load("addtest", _ADD_SOURCE, _ADD_SIG) is lib     # same process
+    monkeypatch.setattr(native, "_loaded", {})                       # a new process
+    monkeypatch.setattr(native, "_build", lambda *a: pytest.fail("rebuilt"))
+    assert native.load("addtest", _ADD_SOURCE, _ADD_SIG).mxt_add(4, 5) == 9
+
+
+def test_native_rebuilds_a_truncated_cache_file(fresh_native, monkeypatch):
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    native.load("addtest", _ADD_SOURCE, _ADD_SIG)
+    (built,) = fresh_native.iterdir()
+    # another process died writing it (a loaded library is never truncated in place)
+    other = fresh_native / "other"
+    other.mkdir()
+    (other / built.name).write_bytes(built.read_bytes()[:100])
+    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(other))
+    monkeypatch.setattr(native, "_loaded", {})
+    assert native.load("addtest", _ADD_SOURCE, _ADD_SIG).mxt_add(1, 1) == 2
+    assert (other / built.name).stat().st_size > 100                # rebuilt whole
+    assert [p.name for p in other.iterdir()] == [built.name]   # no temporary left
+
+
+def test_native_without_compiler_warns_once_and_returns_none(fresh_native, monkeypatch):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.warns(RuntimeWarning, match="no C compiler.*'addtest'"):
+        assert native.load("addtest", _ADD_SOURCE, _ADD_SIG) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert native.load("other", _ADD_SOURCE, _ADD_SIG) is None
+
+
+def test_native_compile_error_warns_with_the_compiler_message(fresh_native):
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    with pytest.warns(RuntimeWarning, match="compiling the 'broken' kernels failed.*error"):
+        assert native.load("broken", "int f( {", {}) is None
+    assert list(fresh_native.iterdir()) == []                        # nothing half-written
+
+
+def test_native_switched_off_uses_torch_transforms(fresh_native, monkeypatch):
+    monkeypatch.setenv("MXTORCH_NATIVE", "0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert winograd.native_transforms() is None
+        with pytest.raises(RuntimeError, match="native transforms are not available"):
+            winograd.winograd_conv(torch.zeros(32, 32, 3, 3), None, (1, 32, 4, 4), False,
+                                   winograd.Workspace(), "native")
+        rng = torch.Generator().manual_seed(3)
+        x = torch.randn(1, 32, 6, 6, generator=rng)
+        w = torch.randn(32, 32, 3, 3, generator=rng)
+        fn = winograd.winograd_conv(w, None, x.shape, False, winograd.Workspace())
+        ref = _conv_ref(x, w, None, None, False)
+        assert float((fn(x).double() - ref).abs().max()) < 1e-5 * float(ref.abs().max())
 
 
 @pytest.mark.parametrize("kw", [dict(stride=(2, 2)), dict(dilate=(2, 2), pad=(2, 2)),

@@ -2,30 +2,38 @@
 
 A 3x3 stride-1 convolution computed tile by tile with Winograd's minimal filtering
 algorithm (Lavin & Gray, 2015) needs 36 multiplies per 4x4 output tile and channel pair
-instead of 144. oneDNN has a Winograd kernel only for AVX-512; on other CPUs this one
-does the transforms as small dense products and the 36 channel mixes as one batched
-GEMM, all in torch. It pays where channels are many and images small (resnet18's
-128- to 512-channel stages run 1.3-1.6x faster than oneDNN's direct convolution on an
-AVX2 machine) and loses where transforms dominate, so :mod:`.fusion` times both on the
-real shape when the program is compiled and keeps the faster one
-(``MXTORCH_WINOGRAD``: ``auto``, the default; ``0`` never; ``1`` always, where
-applicable). Results equal direct convolution within float32 rounding (relative error
-about 1e-5 of the output's range).
+instead of 144. oneDNN has a Winograd kernel only for AVX-512. Here the 36 channel mixes
+are one batched GEMM (``torch.bmm``) and the tile transforms are two small C loops
+(:mod:`.native`): one reads the image and writes the transformed tiles, the other turns
+the products back into the output with bias, residual sum and ReLU applied in the same
+pass. Without a C compiler the transforms run as dense torch products (kron-product
+matrices), which take several passes over memory and win only on the larger stages.
+It pays where channels are many and loses where the transforms or the 4x larger
+transformed weights dominate, so :mod:`.fusion` times both on the real shape when the
+program is compiled and keeps the faster one (``MXTORCH_WINOGRAD``: ``auto``, the
+default; ``0`` never; ``1`` always, where applicable). Results equal direct convolution
+within float32 rounding (relative error about 1e-5 of the output's range).
 
 Intermediate buffers come from a :class:`Workspace` shared by the kernels of one
 compiled program (they run one after another), as MXNet's ``static_alloc`` keeps one
-memory plan per graph; each thread has its own.
+memory plan per graph; each thread has its own. Large transforms are split between the
+calling thread and helper threads (:class:`_Splitter`); the C loops release the GIL.
 """
 from __future__ import annotations
 
+import ctypes
 import os
+import queue
 import threading
 import time
 from typing import Callable
 
 import torch
 
-__all__ = ["Workspace", "applicable", "mode", "winograd_conv", "faster"]
+from . import native
+
+__all__ = ["Workspace", "applicable", "mode", "winograd_conv", "faster",
+           "native_transforms"]
 
 _M, _A = 4, 6  # output tile, input tile
 _CL = torch.channels_last
@@ -79,22 +87,261 @@ class Workspace(threading.local):
         return buf[:n].view(shape)
 
 
+_C_SOURCE = r"""
+/* Winograd F(4x4, 3x3) tile transforms (mxtorch/graph/winograd.py). Channels innermost:
+   images are NHWC, transformed tiles are (36, tiles, channels). The lane loops take
+   restrict pointers so that the compiler vectorizes them. */
+#define CB 64
+#define R restrict
+
+/* o_i = sum_a BT[i][a] d_a over n lanes (the rows of Lavin & Gray's B^T) */
+static inline void bt6(const float *R d0, const float *R d1, const float *R d2,
+                       const float *R d3, const float *R d4, const float *R d5,
+                       float *R o0, float *R o1, float *R o2, float *R o3, float *R o4,
+                       float *R o5, int n) {
+    for (int q = 0; q < n; q++) {
+        float a0 = d0[q], a1 = d1[q], a2 = d2[q], a3 = d3[q], a4 = d4[q], a5 = d5[q];
+        o0[q] = 4.f * a0 - 5.f * a2 + a4;
+        o1[q] = -4.f * (a1 + a2) + a3 + a4;
+        o2[q] = 4.f * (a1 - a2) - a3 + a4;
+        o3[q] = 2.f * (a3 - a1) - a2 + a4;
+        o4[q] = 2.f * (a1 - a3) - a2 + a4;
+        o5[q] = 4.f * a1 - 5.f * a3 + a5;
+    }
+}
+
+/* o_s = sum_j AT[s][j] m_j over n lanes */
+static inline void at6(const float *R m0, const float *R m1, const float *R m2,
+                       const float *R m3, const float *R m4, const float *R m5,
+                       float *R o0, float *R o1, float *R o2, float *R o3, int n) {
+    for (int q = 0; q < n; q++) {
+        float p12 = m1[q] + m2[q], d12 = m1[q] - m2[q];
+        float p34 = m3[q] + m4[q], d34 = m3[q] - m4[q];
+        o0[q] = m0[q] + p12 + p34;
+        o1[q] = d12 + 2.f * d34;
+        o2[q] = p12 + 4.f * p34;
+        o3[q] = d12 + 8.f * d34 + m5[q];
+    }
+}
+
+/* dst = relu?(y + bias [+ other]) over n lanes */
+static inline void finish(const float *R y, const float *R bias, const float *R other,
+                          float *R dst, int relu, int n) {
+    if (other) {
+        if (relu)
+            for (int q = 0; q < n; q++) {
+                float s = y[q] + bias[q] + other[q];
+                dst[q] = s > 0.f ? s : 0.f;
+            }
+        else
+            for (int q = 0; q < n; q++) dst[q] = y[q] + bias[q] + other[q];
+    } else if (relu) {
+        for (int q = 0; q < n; q++) {
+            float s = y[q] + bias[q];
+            dst[q] = s > 0.f ? s : 0.f;
+        }
+    } else {
+        for (int q = 0; q < n; q++) dst[q] = y[q] + bias[q];
+    }
+}
+
+/* x (n,h,w,c) -> v (36, n*th*tw, c) for tiles [t0, t1); padding 1 reads as zeros */
+void wg_input(const float *x, float *v, int n, int h, int w, int c, int th, int tw,
+              long long t0, long long t1) {
+    static const float zeros[CB];
+    float t[6][6][CB];
+    long long nt = (long long)n * th * tw;
+    for (long long tile = t0; tile < t1; tile++) {
+        long long b = tile / ((long long)th * tw);
+        int r = (int)(tile % ((long long)th * tw)), ty = r / tw, tx = r % tw;
+        for (int c0 = 0; c0 < c; c0 += CB) {
+            int cn = c - c0 < CB ? c - c0 : CB;
+            const float *s[6][6];
+            for (int a = 0; a < 6; a++) {
+                int yy = ty * 4 + a - 1;
+                for (int e = 0; e < 6; e++) {
+                    int xx = tx * 4 + e - 1;
+                    s[a][e] = (yy < 0 || yy >= h || xx < 0 || xx >= w) ? zeros
+                        : x + ((b * h + yy) * w + xx) * c + c0;
+                }
+            }
+            for (int e = 0; e < 6; e++)
+                bt6(s[0][e], s[1][e], s[2][e], s[3][e], s[4][e], s[5][e],
+                    t[0][e], t[1][e], t[2][e], t[3][e], t[4][e], t[5][e], cn);
+            for (int i = 0; i < 6; i++) {
+                float *o = v + ((long long)(i * 6) * nt + tile) * c + c0;
+                long long step = nt * c;
+                bt6(t[i][0], t[i][1], t[i][2], t[i][3], t[i][4], t[i][5],
+                    o, o + step, o + 2 * step, o + 3 * step, o + 4 * step, o + 5 * step, cn);
+            }
+        }
+    }
+}
+
+/* m (36, n*th*tw, k) -> out (n,h,w,k) = relu?(A^T m A + bias [+ other]) for tiles [t0, t1) */
+void wg_output(const float *m, const float *bias, const float *other, float *out,
+               int n, int h, int w, int k, int th, int tw, int relu, long long t0,
+               long long t1) {
+    float t[6][4][CB], y[4][4][CB];
+    long long nt = (long long)n * th * tw, step = nt * k;
+    for (long long tile = t0; tile < t1; tile++) {
+        long long b = tile / ((long long)th * tw);
+        int r = (int)(tile % ((long long)th * tw)), ty = r / tw, tx = r % tw;
+        for (int k0 = 0; k0 < k; k0 += CB) {
+            int kn = k - k0 < CB ? k - k0 : CB;
+            for (int i = 0; i < 6; i++) {
+                const float *s = m + ((long long)(i * 6) * nt + tile) * k + k0;
+                at6(s, s + step, s + 2 * step, s + 3 * step, s + 4 * step, s + 5 * step,
+                    t[i][0], t[i][1], t[i][2], t[i][3], kn);
+            }
+            for (int e = 0; e < 4; e++)
+                at6(t[0][e], t[1][e], t[2][e], t[3][e], t[4][e], t[5][e],
+                    y[0][e], y[1][e], y[2][e], y[3][e], kn);
+            for (int rr = 0; rr < 4 && ty * 4 + rr < h; rr++)
+                for (int ss = 0; ss < 4 && tx * 4 + ss < w; ss++) {
+                    long long off = ((b * h + ty * 4 + rr) * w + tx * 4 + ss) * k + k0;
+                    finish(y[rr][ss], bias + k0, other ? other + off : 0, out + off, relu, kn);
+                }
+        }
+    }
+}
+"""
+_P, _I, _L = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
+_SIGNATURES = {"wg_input": (None, [_P, _P] + [_I] * 6 + [_L, _L]),
+               "wg_output": (None, [_P] * 4 + [_I] * 7 + [_L, _L])}
+_SPLIT_FLOATS = 1 << 20  # transforms writing fewer floats run on the calling thread only
+
+
+def native_transforms():
+    """The compiled transform library, or None (no compiler, or ``MXTORCH_NATIVE=0``)."""
+    return native.load("winograd", _C_SOURCE, _SIGNATURES)
+
+
+class _Splitter:
+    """Runs a C loop over ``[0, total)`` in parts: one on the calling thread, the others
+    on persistent helper threads (ctypes releases the GIL during the call). One caller
+    at a time; a concurrent caller, or one in a forked child before its helpers exist,
+    runs the whole range itself."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pid = None
+        self._jobs: list = []
+        self._done: queue.SimpleQueue = queue.SimpleQueue()
+
+    def _helpers(self, count: int) -> list:
+        if self._pid != os.getpid():   # helper threads do not survive a fork
+            self._pid, self._jobs, self._done = os.getpid(), [], queue.SimpleQueue()
+        while len(self._jobs) < count:
+            jobs: queue.SimpleQueue = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs, self._done), daemon=True,
+                             name="mxtorch-winograd").start()
+            self._jobs.append(jobs)
+        return self._jobs[:count]
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue, done: queue.SimpleQueue) -> None:
+        while True:
+            fn, args = jobs.get()
+            try:
+                fn(*args)
+                done.put(None)
+            except Exception as err:  # noqa: BLE001 -- handed to the caller
+                done.put(err)
+
+    def run(self, fn, args: tuple, total: int, parts: int) -> None:
+        if parts < 2 or total < parts or not self._lock.acquire(blocking=False):
+            fn(*args, 0, total)
+            return
+        helpers: list = []
+        errors: list = []
+        try:
+            helpers = self._helpers(parts - 1)
+            bounds = [total * i // parts for i in range(parts + 1)]
+            for i, jobs in enumerate(helpers, start=1):
+                jobs.put((fn, args + (bounds[i], bounds[i + 1])))
+            fn(*args, bounds[0], bounds[1])
+        finally:
+            errors = [self._done.get() for _ in helpers]   # never leave a part running
+            self._lock.release()
+        for err in errors:
+            if err is not None:
+                raise err
+
+
+_SPLITTER = _Splitter()
+
+
 def winograd_conv(weight: torch.Tensor, bias: torch.Tensor | None, data_shape,
-                  relu: bool, workspace: Workspace) -> Callable:
+                  relu: bool, workspace: Workspace, transforms: str = "auto") -> Callable:
     """``fn(x[, other])``: ``relu?(conv3x3(x, weight, pad=1) + bias [+ other])`` for
-    NCHW inputs of ``data_shape``; the result is a fresh channels-last NCHW tensor."""
+    NCHW inputs of ``data_shape``; the result is a fresh channels-last NCHW tensor.
+
+    ``transforms``: ``"native"`` (the compiled C loops), ``"torch"`` (dense torch
+    products) or ``"auto"`` (native where a compiler is available)."""
+    if transforms not in ("auto", "native", "torch"):
+        raise ValueError(f"winograd_conv: transforms={transforms!r}: expected auto, "
+                         "native or torch")
     k, c = weight.shape[:2]
-    n, _, h, w = data_shape
-    th, tw = -(-h // _M), -(-w // _M)
-    nt = n * th * tw
     g = _G.to(weight.device)
     u = torch.einsum("ai,kcij,bj->abck", g, weight.double(), g)
     u = u.reshape(_A * _A, c, k).float().contiguous()
-    bt = torch.kron(_BT, _BT).float().to(weight.device)   # (36, 36) on row-major tiles
-    at = torch.kron(_AT, _AT).float().to(weight.device)   # (16, 36)
-    b = torch.zeros(k, device=weight.device) if bias is None else bias.float()
+    b = torch.zeros(k, device=weight.device) if bias is None else bias.float().contiguous()
+    lib = None
+    if transforms != "torch" and weight.device.type == "cpu":
+        lib = native_transforms()
+        if lib is None and transforms == "native":
+            raise RuntimeError("winograd_conv: the native transforms are not available "
+                               "(no C compiler, or MXTORCH_NATIVE=0)")
+    if lib is not None:
+        return _native_conv(lib, u, b, tuple(data_shape), relu, workspace)
+    return _torch_conv(u, b, tuple(data_shape), relu, workspace)
+
+
+def _native_conv(lib, u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu: bool,
+                 ws: Workspace) -> Callable:
+    """Transforms in C (one pass each), channel mixes in one bmm."""
+    c, k = u.shape[1:]
+    n, _, h, w = data_shape
+    th, tw = -(-h // _M), -(-w // _M)
+    nt = n * th * tw
+    parts_in = torch.get_num_threads() if _A * _A * nt * c >= _SPLIT_FLOATS else 1
+    parts_out = torch.get_num_threads() if _A * _A * nt * k >= _SPLIT_FLOATS else 1
+    dims = (n, h, w)
+
+    def fn(x: torch.Tensor, other: torch.Tensor | None = None) -> torch.Tensor:
+        if tuple(x.shape) != data_shape or x.dtype != torch.float32 or x.is_cuda:
+            raise ValueError(f"winograd: built for float32 CPU data of shape {data_shape}, "
+                             f"got {x.dtype} {tuple(x.shape)} on {x.device}")
+        x = x.contiguous(memory_format=_CL)
+        v = ws.get("v", (_A * _A, nt, c))
+        _SPLITTER.run(lib.wg_input, (x.data_ptr(), v.data_ptr(), *dims, c, th, tw),
+                      nt, parts_in)
+        m = torch.bmm(v, u, out=ws.get("m", (_A * _A, nt, k)))
+        out = torch.empty((n, k, h, w), memory_format=_CL)
+        other_ptr = None
+        if other is not None:
+            if tuple(other.shape) != (n, k, h, w) or other.dtype != torch.float32:
+                raise ValueError(f"winograd: the summed input must be float32 of shape "
+                                 f"{(n, k, h, w)}, got {other.dtype} {tuple(other.shape)}")
+            other = other.contiguous(memory_format=_CL)
+            other_ptr = other.data_ptr()
+        _SPLITTER.run(lib.wg_output, (m.data_ptr(), b.data_ptr(), other_ptr, out.data_ptr(),
+                                      *dims, k, th, tw, int(relu)), nt, parts_out)
+        return out
+    return fn
+
+
+def _torch_conv(u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu: bool,
+                ws: Workspace) -> Callable:
+    """Transforms as dense products with the kron-product matrices (no compiler)."""
+    c, k = u.shape[1:]
+    n, _, h, w = data_shape
+    th, tw = -(-h // _M), -(-w // _M)
+    nt = n * th * tw
+    bt = torch.kron(_BT, _BT).float().to(u.device)   # (36, 36) on row-major tiles
+    at = torch.kron(_AT, _AT).float().to(u.device)   # (16, 36)
     cropped = bool(h % _M or w % _M)
-    ws = workspace
 
     def fn(x: torch.Tensor, other: torch.Tensor | None = None) -> torch.Tensor:
         xp = ws.get("pad", (n, th * _M + 2, tw * _M + 2, c))
