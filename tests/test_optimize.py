@@ -581,6 +581,30 @@ def test_native_rebuilds_a_truncated_cache_file(fresh_native, monkeypatch):
     assert [p.name for p in other.iterdir()] == [built.name]   # no temporary left
 
 
+def test_native_unusable_cache_folder_builds_in_the_temp_folder(fresh_native, monkeypatch):
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    blocker = fresh_native / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(native.tempfile, "tempdir", str(fresh_native / "tmp"))
+    (fresh_native / "tmp").mkdir()
+    assert native.load("addtest", _ADD_SOURCE, _ADD_SIG).mxt_add(20, 22) == 42
+    (sub,) = (fresh_native / "tmp").iterdir()
+    assert [p.suffix for p in sub.iterdir()] == [".so"]
+
+
+def test_native_no_writable_folder_warns_and_returns_none(fresh_native, monkeypatch):
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler")
+    blocker = fresh_native / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(native.tempfile, "tempdir", str(blocker / "tmp"))
+    with pytest.warns(RuntimeWarning, match="'addtest' kernels could not be built"):
+        assert native.load("addtest", _ADD_SOURCE, _ADD_SIG) is None
+
+
 def test_native_without_compiler_warns_once_and_returns_none(fresh_native, monkeypatch):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.warns(RuntimeWarning, match="no C compiler.*'addtest'"):
@@ -701,6 +725,24 @@ def test_winograd_choice(monkeypatch, env, timings, used):
     assert len(_kernel_names(entry, "_winograd")) == used
     assert len(calls) == (0 if env == "0" else 2)
     assert all(s == (2, 32, 8, 8) for s in calls)
+
+
+@needs_onednn
+def test_winograd_without_compiler_warns_once_and_equals_plain(fresh_native, monkeypatch):
+    """The torch-product transforms run; the missing compiler is reported, not hidden
+    by the compile step."""
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setenv("MXTORCH_WINOGRAD", "1")
+    net = _wide_net()
+    x = _x(2, 8)
+    ref = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    net(x)
+    with pytest.warns(RuntimeWarning, match="no C compiler"):
+        out = net(x).asnumpy()
+    np.testing.assert_allclose(out, ref, rtol=RTOL, atol=ATOL)
+    (entry,) = net._cached_op._optimizer._cache.values()
+    assert len(_kernel_names(entry, "_winograd")) == 2
 
 
 @needs_onednn

@@ -38,6 +38,17 @@ _ADD_OPS = frozenset({"elemwise_add", "broadcast_add", "_npi_add"})
 _RELU_OPS = frozenset({"relu", "_npx_relu"})
 
 
+def prepare() -> None:
+    """Build (once per process) what the fusion's kernels compile: the Winograd
+    transforms, unless ``MXTORCH_WINOGRAD`` switches Winograd off."""
+    try:
+        if winograd.mode() == "off":
+            return
+    except ValueError:
+        return   # reported when the fusion runs
+    winograd.native_transforms()
+
+
 def available() -> bool:
     """Whether this torch build has oneDNN's fused convolution operators."""
     try:

@@ -92,7 +92,12 @@ def load(name: str, source: str, signatures: dict) -> ctypes.CDLL | None:
     with _lock:
         if name in _loaded:
             return _loaded[name]
-        lib = _load_locked(name, source)
+        try:
+            lib = _load_locked(name, source)
+        except OSError as err:   # no usable folder, or a library the system will not map
+            _warn_once(f"mxtorch: the '{name}' kernels could not be built or loaded; they "
+                       f"run as slower torch operations ({err})")
+            lib = None
         if lib is not None:
             for fn, (restype, argtypes) in signatures.items():
                 f = getattr(lib, fn)
@@ -112,8 +117,10 @@ def _load_locked(name: str, source: str) -> ctypes.CDLL | None:
         os.makedirs(folder, exist_ok=True)
         probe = tempfile.NamedTemporaryFile(dir=folder, delete=True)
         probe.close()
-    except OSError:
-        folder = os.path.join(tempfile.gettempdir(), f"mxtorch-{os.getuid()}")
+    except OSError as err:
+        user = os.getuid() if hasattr(os, "getuid") else os.getpid()
+        _LOG.debug("native: cache folder %s unusable (%s)", folder, err)
+        folder = os.path.join(tempfile.gettempdir(), f"mxtorch-{user}")
         os.makedirs(folder, exist_ok=True)
     errors = []
     for flags in (_FLAGS + _NATIVE_ARCH, _FLAGS):

@@ -175,6 +175,8 @@ class InferenceOptimizer:
         """Compile for this signature; on any failure warn once and stay on the plain path."""
         t0 = time.perf_counter()
         data = [tensors[i] for i in self.data_idx]
+        if self.strategy == "onednn" and not (data and data[0].is_cuda):
+            fusion.prepare()   # its one warning (no C compiler) must not be silenced below
         try:
             with torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
