@@ -543,6 +543,18 @@ _ADD_SOURCE = "int mxt_add(int a, int b) { return a + b; }\n"
 _ADD_SIG = {"mxt_add": (ctypes.c_int, [ctypes.c_int, ctypes.c_int])}
 
 
+needs_cc = pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc").split()[0]) is None,
+                              reason="no C compiler")
+
+
+def _block_cache_folder(root, monkeypatch, tmp):
+    """Point the cache folder below a plain file (unusable); ``tmp``: the temp folder."""
+    blocker = root / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(native.tempfile, "tempdir", str(tmp(blocker)))
+
+
 @pytest.fixture
 def fresh_native(monkeypatch, tmp_path):
     """native.load with an empty registry, warning state and cache folder."""
@@ -552,9 +564,8 @@ def fresh_native(monkeypatch, tmp_path):
     return tmp_path
 
 
+@needs_cc
 def test_native_builds_once_and_reuses_the_cache(fresh_native, monkeypatch):
-    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
-        pytest.skip("no C compiler")
     lib = native.load("addtest", _ADD_SOURCE, _ADD_SIG)
     assert lib.mxt_add(2, 3) == 5
     built = [p.name for p in fresh_native.iterdir()]
@@ -565,9 +576,8 @@ def test_native_builds_once_and_reuses_the_cache(fresh_native, monkeypatch):
     assert native.load("addtest", _ADD_SOURCE, _ADD_SIG).mxt_add(4, 5) == 9
 
 
+@needs_cc
 def test_native_rebuilds_a_truncated_cache_file(fresh_native, monkeypatch):
-    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
-        pytest.skip("no C compiler")
     native.load("addtest", _ADD_SOURCE, _ADD_SIG)
     (built,) = fresh_native.iterdir()
     # another process died writing it (a loaded library is never truncated in place)
@@ -581,26 +591,18 @@ def test_native_rebuilds_a_truncated_cache_file(fresh_native, monkeypatch):
     assert [p.name for p in other.iterdir()] == [built.name]   # no temporary left
 
 
+@needs_cc
 def test_native_unusable_cache_folder_builds_in_the_temp_folder(fresh_native, monkeypatch):
-    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
-        pytest.skip("no C compiler")
-    blocker = fresh_native / "a-file"
-    blocker.write_text("not a folder")
-    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(blocker / "cache"))
-    monkeypatch.setattr(native.tempfile, "tempdir", str(fresh_native / "tmp"))
     (fresh_native / "tmp").mkdir()
+    _block_cache_folder(fresh_native, monkeypatch, lambda blocker: fresh_native / "tmp")
     assert native.load("addtest", _ADD_SOURCE, _ADD_SIG).mxt_add(20, 22) == 42
     (sub,) = (fresh_native / "tmp").iterdir()
     assert [p.suffix for p in sub.iterdir()] == [".so"]
 
 
+@needs_cc
 def test_native_no_writable_folder_warns_and_returns_none(fresh_native, monkeypatch):
-    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
-        pytest.skip("no C compiler")
-    blocker = fresh_native / "a-file"
-    blocker.write_text("not a folder")
-    monkeypatch.setenv("MXTORCH_CACHE_DIR", str(blocker / "cache"))
-    monkeypatch.setattr(native.tempfile, "tempdir", str(blocker / "tmp"))
+    _block_cache_folder(fresh_native, monkeypatch, lambda blocker: blocker / "tmp")
     with pytest.warns(RuntimeWarning, match="'addtest' kernels could not be built"):
         assert native.load("addtest", _ADD_SOURCE, _ADD_SIG) is None
 
@@ -614,9 +616,8 @@ def test_native_without_compiler_warns_once_and_returns_none(fresh_native, monke
         assert native.load("other", _ADD_SOURCE, _ADD_SIG) is None
 
 
+@needs_cc
 def test_native_compile_error_warns_with_the_compiler_message(fresh_native):
-    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
-        pytest.skip("no C compiler")
     with pytest.warns(RuntimeWarning, match="compiling the 'broken' kernels failed.*error"):
         assert native.load("broken", "int f( {", {}) is None
     assert list(fresh_native.iterdir()) == []                        # nothing half-written

@@ -123,9 +123,10 @@ def _load_locked(name: str, source: str) -> ctypes.CDLL | None:
         folder = os.path.join(tempfile.gettempdir(), f"mxtorch-{user}")
         os.makedirs(folder, exist_ok=True)
     errors = []
+    machine = _cpu_id() + platform.machine()
     for flags in (_FLAGS + _NATIVE_ARCH, _FLAGS):
-        key = hashlib.sha256("\0".join([source, " ".join(flags), " ".join(cc), _cpu_id(),
-                                        platform.machine()]).encode()).hexdigest()[:20]
+        key = hashlib.sha256("\0".join([source, " ".join(flags), " ".join(cc),
+                                        machine]).encode()).hexdigest()[:20]
         path = os.path.join(folder, f"{name}-{key}.so")
         if os.path.exists(path):
             try:
