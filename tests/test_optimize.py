@@ -15,7 +15,8 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from mxtorch.gluon import nn
-from mxtorch.graph import fusion, native, optimize, winograd
+from mxtorch.graph import fusion, optimize, winograd
+from mxtorch.ops import native
 
 RTOL, ATOL = 1e-4, 1e-5
 

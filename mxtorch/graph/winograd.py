@@ -30,7 +30,7 @@ from typing import Callable
 
 import torch
 
-from . import native
+from ..ops import native
 
 __all__ = ["Workspace", "applicable", "mode", "winograd_conv", "faster",
            "native_transforms"]

@@ -1,12 +1,13 @@
-"""Small C kernels compiled on the user's machine, for the CPU inference fusion.
+"""Small C kernels compiled on the user's machine.
 
-torch has no kernel for some loops the fusion needs (the Winograd tile transforms in
-:mod:`.winograd`); written as torch operations they take several passes over memory. A
-kernel here is C source held in this package. :func:`load` compiles it once per machine
-with the system C compiler (``$CC``, else ``cc``) into a shared library under the cache
-folder (``$MXTORCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/mxtorch``, else
-``~/.cache/mxtorch``), named by a hash of the source, the flags, the compiler and the CPU,
-and loads it with :mod:`ctypes`. The library is written to a temporary name and renamed, so
+torch has no kernel for some loops mxtorch needs: the Winograd tile transforms of the
+inference fusion (:mod:`mxtorch.graph.winograd`), which as torch operations take several
+passes over memory, and the thread pool that runs MKL's single-threaded GEMM in parts
+(:mod:`.gemm`). A kernel here is C source held in this package. :func:`load` compiles it
+once per machine with the system C compiler (``$CC``, else ``cc``) into a shared
+library under the cache folder (``$MXTORCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/mxtorch``,
+else ``~/.cache/mxtorch``), named by a hash of the source, the flags, the compiler and the
+CPU, and loads it with :mod:`ctypes`. The library is written to a temporary name and renamed, so
 a crash or a concurrent process never leaves a half-written file under the final name, and
 a cached file that fails to load is rebuilt.
 
@@ -31,7 +32,7 @@ import warnings
 __all__ = ["load", "enabled", "cache_dir"]
 
 _LOG = logging.getLogger(__name__)
-_FLAGS = ("-O3", "-shared", "-fPIC", "-fno-math-errno")
+_FLAGS = ("-O3", "-shared", "-fPIC", "-pthread", "-fno-math-errno")
 _NATIVE_ARCH = ("-march=native",)
 _lock = threading.Lock()
 _loaded: dict[str, ctypes.CDLL | None] = {}
