@@ -260,3 +260,147 @@ def test_cached_op_outputs_never_alias_inputs(static):
     for _ in range(3):    # the plain program, then the optimized one
         net(a)[:] = -1
     np.testing.assert_array_equal(a.asnumpy(), np.arange(6).reshape(2, 3))
+
+
+# ---------------------------------------------------------------- traced training steps
+def _bound(sym, shapes, seed=0, grad_req="write"):
+    exe = sym.simple_bind(mx.cpu(), grad_req=grad_req, **shapes)
+    rng = np.random.RandomState(seed)
+    for name, arr in exe.arg_dict.items():
+        arr[:] = rng.uniform(-0.5, 0.5, arr.shape)
+    for name, arr in exe.aux_dict.items():
+        arr[:] = 1 if name.endswith("var") else 0
+    if "softmax_label" in exe.arg_dict:
+        exe.arg_dict["softmax_label"][:] = rng.randint(0, 3, exe.arg_dict["softmax_label"].shape)
+    return exe
+
+
+def _run_steps(exe, steps=3, out_grads=None, new_data=True):
+    """forward+backward ``steps`` times on fresh data; every output, gradient and aux."""
+    rng = np.random.RandomState(42)
+    seen = []
+    for _ in range(steps):
+        if new_data:
+            exe.arg_dict["data"][:] = rng.randn(*exe.arg_dict["data"].shape)
+        outs = [o.asnumpy().copy() for o in exe.forward(is_train=True)]
+        exe.backward(out_grads)
+        seen.append((outs, {n: g.asnumpy().copy() for n, g in exe.grad_dict.items()
+                            if g is not None},
+                     {n: a.asnumpy().copy() for n, a in exe.aux_dict.items()}))
+    return seen
+
+
+def _same_steps(a, b):
+    for (oa, ga, xa), (ob, gb, xb) in zip(a, b):
+        for p, q in zip(oa, ob):
+            np.testing.assert_allclose(p, q, rtol=1e-4, atol=1e-5)
+        assert ga.keys() == gb.keys() and xa.keys() == xb.keys()
+        for n in ga:
+            np.testing.assert_allclose(ga[n], gb[n], rtol=1e-4, atol=1e-5, err_msg=n)
+        for n in xa:
+            np.testing.assert_allclose(xa[n], xb[n], rtol=1e-4, atol=1e-6, err_msg=n)
+
+
+def _conv_bn_net():
+    data = mx.sym.var("data")
+    net = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv")
+    net = mx.sym.BatchNorm(net, name="bn", fix_gamma=False)
+    net = mx.sym.Activation(net, act_type="relu")
+    net = mx.sym.Pooling(net, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    net = mx.sym.FullyConnected(net, num_hidden=3, name="fc")
+    return mx.sym.SoftmaxOutput(net, name="softmax")
+
+
+@pytest.mark.parametrize("make, shapes", [
+    (_mlp, {"data": (5, 6)}),
+    (_conv_bn_net, {"data": (4, 2, 6, 6)}),
+])
+def test_traced_training_step_equals_autograd(monkeypatch, make, shapes):
+    traced = _bound(make(), shapes)
+    seen = _run_steps(traced)
+    assert traced._step is not None and list(traced._steps.values()) == [traced._step]
+    monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "0")
+    plain = _bound(make(), shapes)
+    ref = _run_steps(plain)
+    assert plain._step is None and not plain._steps
+    _same_steps(seen, ref)
+
+
+def test_traced_step_keeps_moving_statistics_in_backward():
+    exe = _bound(_conv_bn_net(), {"data": (4, 2, 6, 6)})
+    _run_steps(exe, steps=2)                              # traced from the second step
+    before = exe.aux_dict["bn_moving_mean"].asnumpy().copy()
+    exe.forward(is_train=True)
+    assert exe._step is not None
+    np.testing.assert_array_equal(exe.aux_dict["bn_moving_mean"].asnumpy(), before)
+    exe.backward()
+    assert not np.array_equal(exe.aux_dict["bn_moving_mean"].asnumpy(), before)
+
+
+def test_traced_step_with_head_gradients_grad_req_add_and_a_second_backward(monkeypatch):
+    def net():
+        data = mx.sym.var("data")
+        fc = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+        return mx.sym.Group([mx.sym.tanh(fc), mx.sym.BlockGrad(fc * 2)])
+    head = [mx.nd.array(np.linspace(-1, 1, 12).reshape(3, 4)), mx.nd.ones((3, 4))]
+    reqs = {"data": "null", "fc_weight": "add", "fc_bias": "write"}
+    traced = _bound(net(), {"data": (3, 5)}, grad_req=reqs)
+    seen = _run_steps(traced, out_grads=head)
+    assert traced._step is not None and traced._step.head_mask == (True, False)
+    traced.backward(head)                                  # again, same forward
+    twice = traced.grad_dict["fc_weight"].asnumpy()
+    monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "0")
+    plain = _bound(net(), {"data": (3, 5)}, grad_req=reqs)
+    _same_steps(seen, _run_steps(plain, out_grads=head))
+    plain.backward(head)
+    np.testing.assert_allclose(twice, plain.grad_dict["fc_weight"].asnumpy(), rtol=1e-5)
+
+
+def test_random_and_untraceable_steps_stay_on_autograd():
+    data = mx.sym.var("data")
+    drop = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(
+        mx.sym.Dropout(data, p=0.5), num_hidden=3, name="fc"), name="softmax")
+    exe = _bound(drop, {"data": (8, 5)})
+    _run_steps(exe)
+    assert list(exe._steps.values()) == [None] and exe._step is None
+    # an operator that reads values in NumPy cannot be traced with fake tensors
+    exe2 = _bound(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(
+        mx.sym.Custom(data, op_type="np_square"), num_hidden=3, name="fc"),
+        name="softmax"), {"data": (8, 5)})
+    seen = _run_steps(exe2)
+    assert list(exe2._steps.values()) == [None]
+    x = exe2.arg_dict["data"].asnumpy()
+    p = seen[-1][0][0]
+    dz = p - np.eye(3)[exe2.arg_dict["softmax_label"].asnumpy().astype(int)]
+    np.testing.assert_allclose(seen[-1][1]["fc_weight"], dz.T @ (x * x), rtol=1e-4, atol=1e-5)
+
+
+class _NpSquare(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], mx.nd.array(in_data[0].asnumpy() ** 2))
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0],
+                    mx.nd.array(2 * in_data[0].asnumpy() * out_grad[0].asnumpy()))
+
+
+@mx.operator.register("np_square")
+class _NpSquareProp(mx.operator.CustomOpProp):
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _NpSquare()
+
+
+def test_a_new_input_shape_traces_again():
+    exe = _bound(_mlp(), {"data": (5, 6)})
+    _run_steps(exe, steps=2)
+    small = exe.reshape(data=(2, 6), softmax_label=(2,))
+    small.arg_dict["softmax_label"][:] = [0, 1]
+    _run_steps(small, steps=2)
+    assert small._step is not None and small._step is not exe._step
+    h, p = _np_mlp(small.arg_dict["data"].asnumpy(),
+                   *(small.arg_dict[n].asnumpy() for n in
+                     ("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias")))
+    np.testing.assert_allclose(small.outputs[0].asnumpy(), p, rtol=1e-5, atol=1e-6)

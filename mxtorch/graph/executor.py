@@ -6,6 +6,7 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 """
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -18,10 +19,18 @@ from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
+from .training import TrainingStep, trace_step
 
 __all__ = ["Executor", "bind", "simple_bind"]
 
 _REQS = ("write", "add", "null", "inplace")
+_UNTRACED = object()
+
+
+def _trace_training() -> bool:
+    """``MXTORCH_TRACE_TRAINING=0`` keeps every training step on the autograd tape."""
+    return os.environ.get("MXTORCH_TRACE_TRAINING", "1").strip().lower() not in (
+        "0", "off", "false")
 
 
 def _storage(t: torch.Tensor) -> int:
@@ -56,6 +65,8 @@ class Executor:
         self._out_tensors: tuple = ()
         self._leaves: list = []
         self._handed: dict[int, torch.Tensor] = {}  # grad tensors placed by backward
+        self._steps: dict[tuple, TrainingStep | None] = {}   # traced steps by signature
+        self._step: TrainingStep | None = None   # the one the last forward ran
         self._monitor = None
         self._monitor_all = False
         self._opt: InferenceOptimizer | None = None
@@ -118,14 +129,24 @@ class Executor:
         tensors = [a._t for a in self._input_arrays]
         device = self._ctx.torch_device
         leaves = []
-        if self._grad_slots:
-            tensors = list(tensors)
-            for k, _ in self._grad_slots:
-                leaf = tensors[k].detach().requires_grad_(True)
-                tensors[k] = leaf
-                leaves.append(leaf)
-            with torch.enable_grad():
-                outs = self._run(tensors, is_train, device)
+        self._step = None
+        if self._grad_slots and is_train and self._monitor is None and \
+                device.type == "cpu" and _trace_training():
+            key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors),
+                   torch.get_num_threads())
+            step = self._steps.get(key, _UNTRACED)
+            if step is _UNTRACED:   # this call runs on autograd; the next ones traced
+                outs = self._record(tensors, leaves, device)
+                self._steps[key] = trace_step(self._program, tensors,
+                                              [k for k, _ in self._grad_slots], outs, device)
+            elif step is not None:
+                with torch.no_grad():
+                    outs = step.forward(tensors)
+                self._step = step
+            else:
+                outs = self._record(tensors, leaves, device)
+        elif self._grad_slots:
+            outs = self._record(tensors, leaves, device, is_train)
         else:
             with torch.no_grad():
                 outs = None
@@ -138,6 +159,16 @@ class Executor:
         self._out_tensors = outs
         self._set_outputs(outs)
         return self.outputs
+
+    def _record(self, tensors, leaves: list, device, is_train: bool = True):
+        """Run on the autograd tape with the gradient slots as leaves (into ``leaves``)."""
+        tensors = list(tensors)
+        for k, _ in self._grad_slots:
+            leaf = tensors[k].detach().requires_grad_(True)
+            tensors[k] = leaf
+            leaves.append(leaf)
+        with torch.enable_grad():
+            return self._run(tensors, is_train, device)
 
     def _run(self, tensors, is_train, device):
         if self._monitor is None:
@@ -159,10 +190,14 @@ class Executor:
         """Propagate ``out_grads`` (ones by default) back to the bound gradient arrays."""
         if not self._grad_slots:
             return
-        if not self._leaves:
+        step = self._step
+        if not self._leaves and step is None:
             raise MXNetError("backward: call forward() before backward()")
-        heads, grads = self._head_grads(out_grads)
-        if heads:
+        heads, grads = self._head_grads(out_grads, step)
+        if step is not None:
+            with torch.no_grad():
+                res = step.backward(grads)
+        elif heads:
             res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True,
                                       allow_unused=True)
         else:
@@ -173,6 +208,7 @@ class Executor:
         # the NDArray object the caller holds is unchanged.
         taken = {_storage(t) for t in grads}
         taken.update(_storage(a._t) for a in self._input_arrays)
+        taken.update(_storage(t) for t in self._out_tensors)
         with torch.no_grad():
             for (_, i), g in zip(self._grad_slots, res):
                 arr = self.grad_arrays[i]
@@ -190,7 +226,7 @@ class Executor:
                 else:
                     buf.copy_(g)
 
-    def _head_grads(self, out_grads):
+    def _head_grads(self, out_grads, step: TrainingStep | None = None):
         outs = self._out_tensors
         if out_grads is None or (isinstance(out_grads, (list, tuple)) and not out_grads):
             given = [None] * len(outs)
@@ -204,8 +240,9 @@ class Executor:
             raise MXNetError(f"backward: {len(given)} head gradients given for "
                              f"{len(outs)} outputs")
         heads, grads = [], []
-        for t, g in zip(outs, given):
-            if not t.requires_grad:
+        mask = step.head_mask if step is not None else [t.requires_grad for t in outs]
+        for t, g, m in zip(outs, given, mask):
+            if not m:
                 continue
             heads.append(t)
             grads.append(torch.ones_like(t) if g is None else

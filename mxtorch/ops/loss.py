@@ -87,7 +87,9 @@ _CLASSES: dict = {}  # (classes, device) -> arange(classes), for the one-hot com
 def _class_ids(k: int, device: torch.device) -> torch.Tensor:
     ids = _CLASSES.get((k, device))
     if ids is None:
-        ids = _CLASSES[(k, device)] = torch.arange(k, device=device)
+        ids = torch.arange(k, device=device)
+        if type(ids) is torch.Tensor:   # not a fake tensor made while a step is traced
+            _CLASSES[(k, device)] = ids
     return ids
 
 

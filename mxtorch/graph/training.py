@@ -1,0 +1,211 @@
+"""A bound executor's training step as two straight-line torch programs.
+
+``Executor.forward(is_train=True)`` followed by ``backward()`` normally records the
+GraphProgram on torch's autograd tape and replays it backwards: per node, the engine's
+bookkeeping and, for the operators with MXNet's own gradient (``SoftmaxOutput`` ...), a
+Python call. Here the step is traced once per input signature, in fake-tensor mode,
+with ``torch.autograd.grad`` inside (as AOTAutograd does): the result is one aten-level
+graph of forward and backward together, which is cut in two:
+
+* the forward program computes the outputs, applies the in-place updates of auxiliary
+  states, and returns the values the backward needs;
+* the backward program takes those and the head gradients and returns the gradients.
+
+Every matrix product in them runs on :mod:`mxtorch.ops.gemm`'s pool, with its layout
+worked out at trace time, and where every other tensor of the step is small the other
+operators run on one thread (MXNet's operator tuning makes the same choice), so no
+OpenMP worker is woken for them.
+
+Tracing refuses what it cannot replay faithfully: an operator that reads tensor values
+in Python fails under fake tensors, and a graph with random operators (``Dropout``) is
+left to autograd, whose random streams users can seed. Either way the executor keeps
+the autograd path for that signature; nothing is lost but speed.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Sequence
+
+import torch
+import torch.fx as fx
+
+from ..ops import gemm
+
+__all__ = ["TrainingStep", "trace_step"]
+
+_LOG = logging.getLogger(__name__)
+_aten = torch.ops.aten
+_SMALL = 1 << 16   # elements: steps whose tensors are all this small run on one thread
+
+
+class TrainingStep:
+    """``forward(tensors) -> outputs`` then ``backward(head_grads) -> grads`` (one per
+    slot, None where the output does not depend on it)."""
+
+    def __init__(self, fwd: Callable, bwd: Callable, n_outputs: int, head_mask: tuple,
+                 one_thread: bool):
+        self._fwd, self._bwd = fwd, bwd
+        self._n = n_outputs
+        self.head_mask = head_mask     # which outputs take a head gradient
+        self.one_thread = one_thread
+        self._saved: tuple | None = None
+
+    def _threads(self, fn, args):
+        if not self.one_thread:
+            return fn(*args)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn(*args)
+        finally:
+            torch.set_num_threads(threads)
+
+    def forward(self, tensors: Sequence[torch.Tensor]) -> tuple:
+        res = self._threads(self._fwd, tensors)
+        self._saved = res[self._n:]
+        return res[:self._n]
+
+    def backward(self, head_grads: Sequence[torch.Tensor]) -> tuple:
+        return self._threads(self._bwd, (*head_grads, *self._saved))
+
+
+def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
+               outs: Sequence[torch.Tensor], device) -> TrainingStep | None:
+    """Trace ``program``'s training forward on ``tensors`` and the gradients of
+    ``tensors[slots]``; ``outs`` are the outputs of an autograd run of the same step (the
+    ones requiring grad take head gradients). None when the step cannot be traced
+    faithfully."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, make_fx
+    start = time.perf_counter()
+    n_in = len(tensors)
+    slots = list(slots)
+    mask = tuple(o.requires_grad for o in outs)
+
+    def joint(*args):
+        inputs = list(args[:n_in])
+        for k in slots:
+            inputs[k] = inputs[k].detach().requires_grad_(True)
+        with torch.enable_grad():
+            outs = program(inputs, True, device)
+        # MXNet updates some auxiliary states in the backward pass (BatchNorm's moving
+        # statistics): the nodes traced from here on belong to backward()
+        marks.append(len(get_proxy_mode().tracer.graph.nodes))
+        diff = [o for o, m in zip(outs, mask) if m]
+        grads = torch.autograd.grad(diff, [inputs[k] for k in slots], list(args[n_in:]),
+                                    allow_unused=True) if diff else [None] * len(slots)
+        return (*(o.detach() for o in outs), *grads)
+
+    heads = [torch.zeros_like(o, requires_grad=False) for o in outs if o.requires_grad]
+    marks: list = []
+    try:
+        gm = make_fx(joint, tracing_mode="fake", _allow_non_fake_inputs=True)(
+            *tensors, *heads)
+    except Exception as err:  # noqa: BLE001 -- any failure keeps the autograd path
+        _LOG.debug("training step: not traced (%s: %s)", type(err).__name__, err)
+        return None
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload) \
+                and torch.Tag.nondeterministic_seeded in node.target.tags:
+            _LOG.debug("training step: random operator %s, not traced", node.target)
+            return None
+    in_forward_pass = set(list(gm.graph.nodes)[:marks[-1]])
+    one_thread = _all_small(gm.graph)
+    _use_pool(gm.graph, torch.get_num_threads())
+    fwd, bwd = _split(gm, n_in, len(outs), in_forward_pass)
+    _LOG.debug("training step traced in %.3f s (%d nodes, one thread: %s)",
+               time.perf_counter() - start, len(gm.graph.nodes), one_thread)
+    return TrainingStep(fwd, bwd, len(outs), mask, one_thread)
+
+
+def _val(node):
+    return node.meta.get("val") if isinstance(node, fx.Node) else None
+
+
+_PRODUCTS = (_aten.mm.default, _aten.addmm.default)
+
+
+def _aliases(target) -> bool:
+    """A view (or an in-place update): no work of its own."""
+    returns = target._schema.returns
+    return bool(returns) and returns[0].alias_info is not None
+
+
+def _all_small(graph: fx.Graph) -> bool:
+    """Whether every operator other than the matrix products and views makes at most
+    ``_SMALL`` elements on CPU (then one thread does them faster than OpenMP)."""
+    for node in graph.nodes:
+        target = node.target
+        if node.op != "call_function" or target in _PRODUCTS or (
+                isinstance(target, torch._ops.OpOverload) and _aliases(target)):
+            continue
+        vals = _val(node)
+        for v in vals if isinstance(vals, (tuple, list)) else (vals,):
+            if isinstance(v, torch.Tensor) and (v.numel() > _SMALL or v.device.type != "cpu"):
+                return False
+    return True
+
+
+def _use_pool(graph: fx.Graph, threads: int) -> None:
+    """Drop ``detach`` (the programs run without autograd) and put the matrix products on
+    the GEMM pool, each with its layout fixed now."""
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        if node.target is _aten.detach.default:
+            node.replace_all_uses_with(node.args[0])
+            graph.erase_node(node)
+        elif node.target is _aten.mm.default and not node.kwargs:
+            fn = gemm.planned(_val(node.args[0]), _val(node.args[1]), threads=threads)
+            if fn is not None:
+                node.target = fn
+        elif node.target is _aten.addmm.default and not node.kwargs and len(node.args) == 3:
+            bias, a, b = (_val(x) for x in node.args)
+            fn = gemm.planned(a, b, bias, threads=threads) if bias is not None else None
+            if fn is not None:
+                node.target = fn
+
+
+def _mutates(node: fx.Node) -> bool:
+    target = node.target
+    return isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable
+
+
+def _split(gm: fx.GraphModule, n_in: int, n_out: int,
+           in_forward_pass: set) -> tuple[Callable, Callable]:
+    """Cut the joint graph: the forward program is what the outputs and the in-place
+    updates traced in the forward pass need; the rest is the backward program, fed by
+    the head gradients and the forward values it uses."""
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    heads = placeholders[n_in:]
+    (results,) = [n.args[0] for n in graph.nodes if n.op == "output"]
+    needed: set = set()
+    stack = [x for x in results[:n_out] if isinstance(x, fx.Node)]
+    stack += [n for n in graph.nodes if n.op == "call_function" and _mutates(n)
+              and n in in_forward_pass]
+    while stack:
+        node = stack.pop()
+        if node not in needed:
+            needed.add(node)
+            stack.extend(node.all_input_nodes)
+    in_forward = set(placeholders[:n_in]) | needed
+    backward = [n for n in graph.nodes if n.op not in ("placeholder", "output")
+                and n not in in_forward]
+    saved: dict = {}   # forward values the backward uses, in order
+    for node in backward:
+        saved.update((x, None) for x in node.all_input_nodes if x in in_forward)
+    saved.update((x, None) for x in results[n_out:] if x in in_forward)
+    fg, bg = fx.Graph(), fx.Graph()
+    fenv: dict = {}
+    benv = {h: bg.placeholder(h.name) for h in heads}
+    benv.update((x, bg.placeholder(f"saved_{x.name}")) for x in saved)
+    for node in graph.nodes:
+        if node in in_forward:
+            fenv[node] = fg.node_copy(node, fenv.__getitem__)
+    for node in backward:
+        benv[node] = bg.node_copy(node, benv.__getitem__)
+    fg.output(tuple(fenv[x] for x in results[:n_out]) + tuple(fenv[x] for x in saved))
+    bg.output(tuple(benv[x] if isinstance(x, fx.Node) else x for x in results[n_out:]))
+    return (fx.GraphModule(gm, fg, "TrainingForward").forward,
+            fx.GraphModule(gm, bg, "TrainingBackward").forward)
