@@ -286,6 +286,17 @@ def _fused_names(fn):
             if n.op == "call_function" and n.target.__name__.endswith("_onednn")]
 
 
+def _plain_and_compiled(net, x, warning: str):
+    """The plain output, then the output of the static call that compiles, which must warn
+    ``warning`` (the first static call runs the plain program)."""
+    ref = net(x).asnumpy()
+    net.hybridize(static_alloc=True, static_shape=True)
+    net(x)
+    with pytest.warns(RuntimeWarning, match=warning):
+        out = net(x).asnumpy()
+    return ref, out
+
+
 def _run_optimized(net, x, calls=3):
     net.hybridize(static_alloc=True, static_shape=True)
     outs = [net(x).asnumpy() for _ in range(calls)]
@@ -736,12 +747,7 @@ def test_winograd_without_compiler_warns_once_and_equals_plain(fresh_native, mon
     monkeypatch.setenv("CC", "/nonexistent/cc")
     monkeypatch.setenv("MXTORCH_WINOGRAD", "1")
     net = _wide_net()
-    x = _x(2, 8)
-    ref = net(x).asnumpy()
-    net.hybridize(static_alloc=True, static_shape=True)
-    net(x)
-    with pytest.warns(RuntimeWarning, match="no C compiler"):
-        out = net(x).asnumpy()
+    ref, out = _plain_and_compiled(net, _x(2, 8), "no C compiler")
     np.testing.assert_allclose(out, ref, rtol=RTOL, atol=ATOL)
     (entry,) = net._cached_op._optimizer._cache.values()
     assert len(_kernel_names(entry, "_winograd")) == 2
@@ -754,9 +760,6 @@ def test_winograd_bad_setting_runs_plain_with_warning(monkeypatch):
         winograd.mode()
     net = _wide_net()
     x = _x(2, 8)
-    ref = net(x).asnumpy()
-    net.hybridize(static_alloc=True, static_shape=True)
-    net(x)
-    with pytest.warns(RuntimeWarning, match="MXTORCH_WINOGRAD"):
-        np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=RTOL, atol=ATOL)
+    ref, out = _plain_and_compiled(net, x, "MXTORCH_WINOGRAD")
+    np.testing.assert_allclose(out, ref, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=RTOL, atol=ATOL)

@@ -6,7 +6,6 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 """
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -15,6 +14,7 @@ import torch
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap
+from ..ops.native import switched_on
 from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
@@ -24,13 +24,6 @@ from .training import TrainingStep, trace_step
 __all__ = ["Executor", "bind", "simple_bind"]
 
 _REQS = ("write", "add", "null", "inplace")
-_UNTRACED = object()
-
-
-def _trace_training() -> bool:
-    """``MXTORCH_TRACE_TRAINING=0`` keeps every training step on the autograd tape."""
-    return os.environ.get("MXTORCH_TRACE_TRAINING", "1").strip().lower() not in (
-        "0", "off", "false")
 
 
 def _storage(t: torch.Tensor) -> int:
@@ -66,6 +59,8 @@ class Executor:
         self._leaves: list = []
         self._handed: dict[int, torch.Tensor] = {}  # grad tensors placed by backward
         self._steps: dict[tuple, TrainingStep | None] = {}   # traced steps by signature
+        # MXTORCH_TRACE_TRAINING=0 keeps every training step on the autograd tape
+        self._trace = switched_on("MXTORCH_TRACE_TRAINING") and ctx.torch_device.type == "cpu"
         self._step: TrainingStep | None = None   # the one the last forward ran
         self._monitor = None
         self._monitor_all = False
@@ -130,23 +125,21 @@ class Executor:
         device = self._ctx.torch_device
         leaves = []
         self._step = None
-        if self._grad_slots and is_train and self._monitor is None and \
-                device.type == "cpu" and _trace_training():
-            key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors),
-                   torch.get_num_threads())
-            step = self._steps.get(key, _UNTRACED)
-            if step is _UNTRACED:   # this call runs on autograd; the next ones traced
-                outs = self._record(tensors, leaves, device)
-                self._steps[key] = trace_step(self._program, tensors,
-                                              [k for k, _ in self._grad_slots], outs, device)
-            elif step is not None:
+        if self._grad_slots:
+            key = None
+            if self._trace and is_train and self._monitor is None:
+                key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors),
+                       torch.get_num_threads())
+                self._step = self._steps.get(key)
+            if self._step is not None:
                 with torch.no_grad():
-                    outs = step.forward(tensors)
-                self._step = step
+                    outs = self._step.forward(tensors)
             else:
-                outs = self._record(tensors, leaves, device)
-        elif self._grad_slots:
-            outs = self._record(tensors, leaves, device, is_train)
+                outs = self._record(tensors, leaves, device, is_train)
+                if key is not None and key not in self._steps:   # traced from the next call
+                    self._steps[key] = trace_step(self._program, tensors,
+                                                  [k for k, _ in self._grad_slots], outs,
+                                                  device)
         else:
             with torch.no_grad():
                 outs = None
@@ -160,7 +153,7 @@ class Executor:
         self._set_outputs(outs)
         return self.outputs
 
-    def _record(self, tensors, leaves: list, device, is_train: bool = True):
+    def _record(self, tensors, leaves: list, device, is_train: bool):
         """Run on the autograd tape with the gradient slots as leaves (into ``leaves``)."""
         tensors = list(tensors)
         for k, _ in self._grad_slots:

@@ -96,7 +96,7 @@ def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
                                     allow_unused=True) if diff else [None] * len(slots)
         return (*(o.detach() for o in outs), *grads)
 
-    heads = [torch.zeros_like(o, requires_grad=False) for o in outs if o.requires_grad]
+    heads = [torch.zeros_like(o) for o, m in zip(outs, mask) if m]
     marks: list = []
     try:
         gm = make_fx(joint, tracing_mode="fake", _allow_non_fake_inputs=True)(

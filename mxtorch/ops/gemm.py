@@ -219,7 +219,7 @@ def _library():
     if "lib" in _state:
         return _state["lib"]
     lib = None
-    if os.environ.get("MXTORCH_GEMM", "1").strip().lower() not in ("0", "off", "false"):
+    if native.switched_on("MXTORCH_GEMM"):
         entry = _mkl_entry_points()
         if entry is not None:
             lib = native.load("gemm", _C_SOURCE, _SIGNATURES)
@@ -280,13 +280,17 @@ def _run(lib, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, beta: float,
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
+def _fits(t: torch.Tensor) -> bool:
+    """A dense 2-D float32 CPU operand MKL's 32-bit interface can take."""
+    return (t.dim() == 2 and t.dtype == torch.float32 and t.device.type == "cpu"
+            and t.layout == torch.strided and t.numel() < 2**31)
+
+
 def _usable(*ts: torch.Tensor) -> bool:
-    """Plain dense 2-D float32 CPU tensors, outside tracing and functorch transforms
-    (which could not see a product made in C)."""
+    """Plain operands that fit, outside tracing and functorch transforms (which could not
+    see a product made in C)."""
     for t in ts:
-        if type(t) not in _PLAIN or t.dtype != torch.float32 or t.device.type != "cpu" or \
-                t.dim() != 2 or t.numel() >= 2**31 or t.layout != torch.strided or \
-                t.is_conj() or t.is_neg() or _wrapped(t):
+        if type(t) not in _PLAIN or not _fits(t) or t.is_conj() or t.is_neg() or _wrapped(t):
             return False
     return not (torch.jit.is_tracing() or torch.compiler.is_compiling()
                 or _dispatch_mode(_PROXY) is not None)
@@ -334,7 +338,6 @@ class _Linear(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
-        ctx.has_bias = bias is not None
         with torch.no_grad():
             wt = weight.t()
             return mm(x, wt) if bias is None else addmm(bias, x, wt)
@@ -347,7 +350,7 @@ class _Linear(torch.autograd.Function):
             return (grad @ weight if need_x else None, grad.t() @ x if need_w else None,
                     grad.sum(0) if need_b else None)
         return (mm(grad, weight) if need_x else None, mm(grad.t(), x) if need_w else None,
-                grad.sum(0) if need_b and ctx.has_bias else None)
+                grad.sum(0) if need_b else None)
 
 
 def applies(x: torch.Tensor, weight: torch.Tensor) -> bool:
@@ -372,10 +375,8 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
     ``fn(bias, a, b)`` -> ``bias + a @ b`` (``bias`` a row vector). The layout is worked
     out here, once. None where the pool does not apply."""
     lib = _library()
-    if lib is None or a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0] or \
-            a.dtype != torch.float32 or b.dtype != torch.float32 or \
-            a.device.type != "cpu" or b.device.type != "cpu" or \
-            max(a.numel(), b.numel()) >= 2**31 or a.shape[1] == 0:
+    if lib is None or not (_fits(a) and _fits(b)) or a.shape[1] != b.shape[0] or \
+            a.shape[1] == 0:
         return None
     (m, k), n = a.shape, b.shape[1]
     if bias is not None and (bias.dtype != torch.float32 or bias.device.type != "cpu" or

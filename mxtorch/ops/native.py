@@ -29,7 +29,7 @@ import tempfile
 import threading
 import warnings
 
-__all__ = ["load", "enabled", "cache_dir"]
+__all__ = ["load", "enabled", "switched_on", "cache_dir"]
 
 _LOG = logging.getLogger(__name__)
 _FLAGS = ("-O3", "-shared", "-fPIC", "-pthread", "-fno-math-errno")
@@ -39,9 +39,14 @@ _loaded: dict[str, ctypes.CDLL | None] = {}
 _warned = False
 
 
+def switched_on(variable: str) -> bool:
+    """False when the environment ``variable`` says ``0``, ``off`` or ``false``."""
+    return os.environ.get(variable, "1").strip().lower() not in ("0", "off", "false")
+
+
 def enabled() -> bool:
     """False when ``MXTORCH_NATIVE`` switches the compiled kernels off."""
-    return os.environ.get("MXTORCH_NATIVE", "1").strip().lower() not in ("0", "off", "false")
+    return switched_on("MXTORCH_NATIVE")
 
 
 def cache_dir() -> str:
