@@ -1,6 +1,7 @@
 """Executor (seeds 000/001): bind/simple_bind, forward/backward, grad_req, dicts,
 copy_params_from, reshape, shared executors, monitor, CachedOp."""
 import numpy as np
+import torch
 import pytest
 
 import mxtorch as mx
@@ -404,3 +405,43 @@ def test_a_new_input_shape_traces_again():
                    *(small.arg_dict[n].asnumpy() for n in
                      ("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias")))
     np.testing.assert_allclose(small.outputs[0].asnumpy(), p, rtol=1e-5, atol=1e-6)
+
+
+def test_traced_step_copies_a_gradient_that_is_a_view_of_the_head():
+    """The gradient of a reshape is a view of the head gradient; with the default head
+    (ones, made once per traced step) it must be copied, or writing into the gradient
+    array would change the next step's heads."""
+    x = mx.sym.var("x")
+    exe = mx.sym.reshape(x, shape=(-1,)).simple_bind(mx.cpu(), x=(2, 3))
+    for _ in range(3):
+        exe.forward(is_train=True)
+        exe.backward()
+        np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.ones((2, 3)))
+        exe.grad_dict["x"][:] = 5
+    assert exe._step is not None and exe._step.fresh == (False,)
+
+
+def test_traced_programs_fold_views_and_keep_constants():
+    """The straight-line programs drop views that change nothing (``t(t(x))``, a view to
+    the same shape, a keepdim sum's squeeze) and views a pool product reads only by
+    address, and run the constants a trace captured."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from mxtorch.graph.training import _fold_views, _straight_line, _use_pool
+    const = torch.arange(4.0)
+
+    def fn(x, w):
+        h = (x.t().t() + const).view(3, 4)
+        return (h @ w.t()).sum(0, keepdim=True).view(-1)
+
+    x, w = torch.randn(3, 4), torch.randn(5, 4)
+    gm = make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True)(x, w)
+    assert any(n.op == "get_attr" for n in gm.graph.nodes)
+    _use_pool(gm.graph, 2)
+    _fold_views(gm.graph)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert torch.ops.aten.t.default not in targets
+    assert torch.ops.aten.view.default not in targets
+    (total,) = [n for n in gm.graph.nodes if n.target is torch.ops.aten.sum.dim_IntList]
+    assert total.args[2] is False
+    np.testing.assert_allclose(_straight_line(gm.graph, gm)(x, w), fn(x, w), rtol=1e-5)

@@ -6,6 +6,7 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 """
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -62,6 +63,7 @@ class Executor:
         # MXTORCH_TRACE_TRAINING=0 keeps every training step on the autograd tape
         self._trace = switched_on("MXTORCH_TRACE_TRAINING") and ctx.torch_device.type == "cpu"
         self._step: TrainingStep | None = None   # the one the last forward ran
+        self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their step)
         self._monitor = None
         self._monitor_all = False
         self._opt: InferenceOptimizer | None = None
@@ -128,12 +130,18 @@ class Executor:
         if self._grad_slots:
             key = None
             if self._trace and is_train and self._monitor is None:
-                key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors),
-                       torch.get_num_threads())
-                self._step = self._steps.get(key)
+                threads = torch.get_num_threads()
+                last_tensors, last_threads, step = self._last_signature
+                # the same tensor objects have the same shapes, dtypes and strides
+                if threads == last_threads and all(map(operator.is_, tensors, last_tensors)):
+                    self._step = step
+                else:
+                    key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors), threads)
+                    self._step = self._steps.get(key)
+                    if self._step is not None:
+                        self._last_signature = (tensors, threads, self._step)
             if self._step is not None:
-                with torch.no_grad():
-                    outs = self._step.forward(tensors)
+                outs = self._step.forward(tensors)
             else:
                 outs = self._record(tensors, leaves, device, is_train)
                 if key is not None and key not in self._steps:   # traced from the next call
@@ -184,40 +192,49 @@ class Executor:
         if not self._grad_slots:
             return
         step = self._step
-        if not self._leaves and step is None:
-            raise MXNetError("backward: call forward() before backward()")
-        heads, grads = self._head_grads(out_grads, step)
         if step is not None:
-            with torch.no_grad():
-                res = step.backward(grads)
-        elif heads:
+            self._hand_over(step.backward(self._head_grads(out_grads, step)[1]), step.fresh)
+            return
+        if not self._leaves:
+            raise MXNetError("backward: call forward() before backward()")
+        heads, grads = self._head_grads(out_grads)
+        if heads:
             res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True,
                                       allow_unused=True)
         else:
             res = [None] * len(self._leaves)
         # A fresh gradient whose storage nothing else uses (no head gradient, input or other
         # gradient) becomes the bound grad array's contents without a copy, in whatever
-        # strides autograd produced (a dense layer's weight gradient is a transposed view);
-        # the NDArray object the caller holds is unchanged.
+        # strides autograd produced (a dense layer's weight gradient is a transposed view).
         taken = {_storage(t) for t in grads}
         taken.update(_storage(a._t) for a in self._input_arrays)
         taken.update(_storage(t) for t in self._out_tensors)
+        fresh = []
+        for g in res:
+            fresh.append(g is not None and _storage(g) not in taken)
+            if g is not None:
+                taken.add(_storage(g))
         with torch.no_grad():
-            for (_, i), g in zip(self._grad_slots, res):
-                arr = self.grad_arrays[i]
-                buf = arr._t
-                if self._grad_reqs[i] == "add":
-                    if g is not None:
-                        buf.add_(g)
-                elif g is None:
-                    buf.zero_()
-                elif g.shape == buf.shape and g.dtype == buf.dtype and \
-                        g.device == buf.device and _storage(g) not in taken and \
-                        (not buf._is_view() or self._handed.get(i) is buf):
-                    taken.add(_storage(g))
-                    arr._t = self._handed[i] = g
-                else:
-                    buf.copy_(g)
+            self._hand_over(res, fresh)
+
+    def _hand_over(self, res, fresh) -> None:
+        """Write (or add) the gradients ``res`` into the bound arrays; a ``fresh`` one (new
+        memory nothing else holds) becomes the array's contents without a copy. The
+        NDArray object the caller holds is unchanged."""
+        for (_, i), g, new in zip(self._grad_slots, res, fresh):
+            arr = self.grad_arrays[i]
+            buf = arr._t
+            if self._grad_reqs[i] == "add":
+                if g is not None:
+                    buf.add_(g)
+            elif g is None:
+                buf.zero_()
+            elif new and g.shape == buf.shape and g.dtype == buf.dtype and \
+                    g.device == buf.device and \
+                    (self._handed.get(i) is buf or not buf._is_view()):
+                arr._t = self._handed[i] = g
+            else:
+                buf.copy_(g)
 
     def _head_grads(self, out_grads, step: TrainingStep | None = None):
         outs = self._out_tensors
@@ -232,6 +249,8 @@ class Executor:
         if len(given) != len(outs):
             raise MXNetError(f"backward: {len(given)} head gradients given for "
                              f"{len(outs)} outputs")
+        if step is not None and all(g is None for g in given):
+            return None, step.ones()
         heads, grads = [], []
         mask = step.head_mask if step is not None else [t.requires_grad for t in outs]
         for t, g, m in zip(outs, given, mask):

@@ -24,6 +24,7 @@ the autograd path for that signature; nothing is lost but speed.
 from __future__ import annotations
 
 import logging
+import operator
 import time
 from typing import Callable, Sequence
 
@@ -41,33 +42,45 @@ _SMALL = 1 << 16   # elements: steps whose tensors are all this small run on one
 
 class TrainingStep:
     """``forward(tensors) -> outputs`` then ``backward(head_grads) -> grads`` (one per
-    slot, None where the output does not depend on it)."""
+    slot, None where the output does not depend on it). Both run without autograd."""
 
     def __init__(self, fwd: Callable, bwd: Callable, n_outputs: int, head_mask: tuple,
-                 one_thread: bool):
+                 one_thread: bool, fresh: tuple, head_shapes: list):
         self._fwd, self._bwd = fwd, bwd
         self._n = n_outputs
         self.head_mask = head_mask     # which outputs take a head gradient
         self.one_thread = one_thread
+        self.fresh = fresh             # which gradients are new memory nothing else holds
+        self._head_shapes = head_shapes
+        self._ones: list | None = None
         self._saved: tuple | None = None
 
-    def _threads(self, fn, args):
-        if not self.one_thread:
-            return fn(*args)
+    def _call(self, fn, args):
+        grad_mode = torch.is_grad_enabled()
         threads = torch.get_num_threads()
-        torch.set_num_threads(1)
+        torch._C._set_grad_enabled(False)
+        if self.one_thread:
+            torch.set_num_threads(1)
         try:
             return fn(*args)
         finally:
-            torch.set_num_threads(threads)
+            torch._C._set_grad_enabled(grad_mode)
+            if self.one_thread:
+                torch.set_num_threads(threads)
 
     def forward(self, tensors: Sequence[torch.Tensor]) -> tuple:
-        res = self._threads(self._fwd, tensors)
+        res = self._call(self._fwd, tensors)
         self._saved = res[self._n:]
         return res[:self._n]
 
+    def ones(self) -> list:
+        """The default head gradients (ones); the backward program only reads them."""
+        if self._ones is None:
+            self._ones = [torch.ones(s, dtype=d, device=v) for s, d, v in self._head_shapes]
+        return self._ones
+
     def backward(self, head_grads: Sequence[torch.Tensor]) -> tuple:
-        return self._threads(self._bwd, (*head_grads, *self._saved))
+        return self._call(self._bwd, (*head_grads, *self._saved))
 
 
 def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
@@ -112,10 +125,13 @@ def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
     in_forward_pass = set(list(gm.graph.nodes)[:marks[-1]])
     one_thread = _all_small(gm.graph)
     _use_pool(gm.graph, torch.get_num_threads())
-    fwd, bwd = _split(gm, n_in, len(outs), in_forward_pass)
+    _fold_views(gm.graph)
+    fg, bg = _split(gm.graph, n_in, len(outs), in_forward_pass)
     _LOG.debug("training step traced in %.3f s (%d nodes, one thread: %s)",
                time.perf_counter() - start, len(gm.graph.nodes), one_thread)
-    return TrainingStep(fwd, bwd, len(outs), mask, one_thread)
+    head_shapes = [(h.shape, h.dtype, h.device) for h in heads]
+    return TrainingStep(_straight_line(fg, gm), _straight_line(bg, gm), len(outs), mask, one_thread,
+                        _fresh_results(bg), head_shapes)
 
 
 def _val(node):
@@ -171,12 +187,11 @@ def _mutates(node: fx.Node) -> bool:
     return isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable
 
 
-def _split(gm: fx.GraphModule, n_in: int, n_out: int,
-           in_forward_pass: set) -> tuple[Callable, Callable]:
+def _split(graph: fx.Graph, n_in: int, n_out: int,
+           in_forward_pass: set) -> tuple[fx.Graph, fx.Graph]:
     """Cut the joint graph: the forward program is what the outputs and the in-place
     updates traced in the forward pass need; the rest is the backward program, fed by
     the head gradients and the forward values it uses."""
-    graph = gm.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     heads = placeholders[n_in:]
     (results,) = [n.args[0] for n in graph.nodes if n.op == "output"]
@@ -199,7 +214,9 @@ def _split(gm: fx.GraphModule, n_in: int, n_out: int,
     fg, bg = fx.Graph(), fx.Graph()
     fenv: dict = {}
     benv = {h: bg.placeholder(h.name) for h in heads}
-    benv.update((x, bg.placeholder(f"saved_{x.name}")) for x in saved)
+    for x in saved:
+        benv[x] = bg.placeholder(f"saved_{x.name}")
+        benv[x].meta = dict(x.meta)
     for node in graph.nodes:
         if node in in_forward:
             fenv[node] = fg.node_copy(node, fenv.__getitem__)
@@ -207,5 +224,162 @@ def _split(gm: fx.GraphModule, n_in: int, n_out: int,
         benv[node] = bg.node_copy(node, benv.__getitem__)
     fg.output(tuple(fenv[x] for x in results[:n_out]) + tuple(fenv[x] for x in saved))
     bg.output(tuple(benv[x] if isinstance(x, fx.Node) else x for x in results[n_out:]))
-    return (fx.GraphModule(gm, fg, "TrainingForward").forward,
-            fx.GraphModule(gm, bg, "TrainingBackward").forward)
+    return fg, bg
+
+
+# ---------------------------------------------------------------- views
+def _is_view(node) -> bool:
+    """A call of an operator that returns a view of its first argument."""
+    if not isinstance(node, fx.Node) or node.op != "call_function":
+        return False
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload):
+        return False
+    returns = target._schema.returns
+    return (len(returns) == 1 and returns[0].alias_info is not None
+            and not returns[0].alias_info.is_write)
+
+
+def _geometry(node):
+    v = _val(node)
+    if not isinstance(v, torch.Tensor):
+        return None
+    return v.dtype, tuple(v.shape), v.stride(), v.storage_offset()
+
+
+def _view_base(node: fx.Node, same) -> fx.Node:
+    """The furthest tensor up ``node``'s chain of views for which ``same(node, base)``."""
+    best, base = node, node
+    while _is_view(base) and isinstance(base.args[0], fx.Node):
+        base = base.args[0]
+        if same(node, base):
+            best = base
+    return best
+
+
+def _fold_views(graph: fx.Graph) -> None:
+    """Drop views that change nothing, and the views a pool product reads only through
+    the address (its layout was fixed from the view's strides), then the views nothing
+    uses any more: a transpose costs as much as a small kernel's launch.
+
+    * ``t(t(x))``, ``view(x, x.shape)`` -> ``x`` (same dtype, shape, strides, offset);
+    * ``sum(x, dims, keepdim=True)`` used only through a view dropping ``dims`` ->
+      ``sum(x, dims)``;
+    * a product's operand ``t(w)`` -> ``w`` (same dtype and offset).
+    """
+    def identical(a, b):
+        return _geometry(a) is not None and _geometry(a) == _geometry(b)
+
+    def same_address(a, b):
+        ga, gb = _geometry(a), _geometry(b)
+        return ga is not None and gb is not None and (ga[0], ga[3]) == (gb[0], gb[3])
+
+    for node in list(graph.nodes):
+        if _is_view(node):
+            base = _view_base(node, identical)
+            if base is not node:
+                node.replace_all_uses_with(base)
+        elif node.target is _aten.sum.dim_IntList and len(node.args) == 3 and \
+                node.args[2] is True and not node.kwargs and len(node.users) == 1:
+            (user,) = node.users
+            dims = [d % len(_val(node).shape) for d in node.args[1]]
+            squeezed = [s for i, s in enumerate(_val(node).shape) if i not in dims]
+            if _is_view(user) and user.args[0] is node and \
+                    list(_val(user).shape) == squeezed and _val(user).is_contiguous():
+                node.args = (node.args[0], node.args[1], False)
+                node.meta["val"] = _val(user)
+                user.replace_all_uses_with(node)
+        by_address = getattr(node.target, "by_address", None)
+        if by_address is not None:
+            args = list(node.args)
+            first = len(args) - 2    # (a, b) or (bias, a, b)
+            for pos, ok in zip((first, first + 1), by_address):
+                if ok and isinstance(args[pos], fx.Node):
+                    args[pos] = _view_base(args[pos], same_address)
+            node.args = tuple(args)
+    for node in reversed(list(graph.nodes)):
+        if _is_view(node) and not node.users:
+            graph.erase_node(node)
+
+
+def _fresh_results(graph: fx.Graph) -> tuple:
+    """For each result of ``graph``: whether it is memory made by the graph that no other
+    result and no input shares (it can be handed over without a copy)."""
+    def base(x):
+        """``(node, item)`` of the memory ``x`` lies in; node None: not made here."""
+        item = None
+        while isinstance(x, fx.Node) and x.op == "call_function":
+            target = x.target
+            if target is operator.getitem:
+                x, item = x.args
+            elif isinstance(target, torch._ops.OpOverload) and _aliases(target):
+                x, item = x.args[0], None     # a view, or an in-place update
+            else:
+                return x, item
+        return None, None
+
+    (results,) = [n.args[0] for n in graph.nodes if n.op == "output"]
+    bases = [base(x) for x in results]
+    return tuple(b[0] is not None and bases.count(b) == 1 for b in bases)
+
+
+# ---------------------------------------------------------------- code
+_LITERALS = (bool, int, str, type(None))
+
+
+def _straight_line(graph: fx.Graph, owner: torch.nn.Module) -> Callable:
+    """A Python function running ``graph``'s nodes in order (``owner`` holds the
+    constants of its ``get_attr`` nodes): aten operators are called without
+    ``OpOverload.__call__``'s Python frame, and each value is released after its last
+    use."""
+    names: dict = {}
+    consts: dict = {}
+
+    def const(value) -> str:
+        name = f"c{len(consts)}"
+        consts[name] = value
+        return name
+
+    def emit(x) -> str:
+        if isinstance(x, fx.Node):
+            return names[x]
+        if isinstance(x, list):
+            return "[" + ", ".join(emit(v) for v in x) + "]"
+        if isinstance(x, tuple):
+            return "(" + "".join(emit(v) + ", " for v in x) + ")"
+        if isinstance(x, _LITERALS) or (isinstance(x, float) and x == x and
+                                         abs(x) != float("inf")):
+            return repr(x)
+        return const(x)
+
+    nodes = list(graph.nodes)
+    last: dict = {}
+    for i, node in enumerate(nodes):
+        for x in node.all_input_nodes:
+            last[x] = i
+    params, body = [], []
+    for i, node in enumerate(nodes):
+        names[node] = f"v{i}"
+        if node.op == "placeholder":
+            params.append(names[node])
+            continue
+        if node.op == "output":
+            body.append(f"return {emit(node.args[0])}")
+            break
+        if node.op == "get_attr":   # a constant tensor the trace captured
+            names[node] = const(operator.attrgetter(node.target)(owner))
+            continue
+        target = node.target
+        fn = target._op if isinstance(target, torch._ops.OpOverload) else target
+        args = [emit(a) for a in node.args]
+        args += [f"{k}={emit(v)}" for k, v in node.kwargs.items()]
+        body.append(f"v{i} = {const(fn)}({', '.join(args)})")
+        dead = [names[x] for x in node.all_input_nodes if last[x] == i and x.op != "get_attr"]
+        if dead:
+            body.append(f"del {', '.join(dead)}")
+    src = f"def program({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
+    scope = dict(consts)
+    exec(compile(src, "<mxtorch training step>", "exec"), scope)  # noqa: S102 -- our source
+    program = scope["program"]
+    program.source = src
+    return program

@@ -373,7 +373,9 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
     """A function for a product whose operands will always have the shapes and strides of
     ``a``, ``b`` (and ``bias``), as in a traced program: ``fn(a, b)`` -> ``a @ b``, or
     ``fn(bias, a, b)`` -> ``bias + a @ b`` (``bias`` a row vector). The layout is worked
-    out here, once. None where the pool does not apply."""
+    out here, once; ``fn.by_address`` says, for ``a`` and ``b``, whether only the
+    operand's address is read (a view starting at the same address may be passed
+    instead). None where the pool does not apply."""
     lib = _library()
     if lib is None or not (_fits(a) and _fits(b)) or a.shape[1] != b.shape[0] or \
             a.shape[1] == 0:
@@ -398,6 +400,12 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
              out.data_ptr(), ldc, parts)
         return out
 
-    if bias is None:
-        return lambda a, b: product(a, b, torch.empty(m, n), 0.0)
-    return lambda bias, a, b: product(a, b, torch.empty(m, n).copy_(bias.expand(m, n)), 1.0)
+    def plain(a, b):
+        return product(a, b, torch.empty(m, n), 0.0)
+
+    def biased(bias, a, b):
+        return product(a, b, torch.empty(m, n).copy_(bias.expand(m, n)), 1.0)
+
+    fn = plain if bias is None else biased
+    fn.by_address = (lay_a is not None, lay_b is not None)
+    return fn
