@@ -16,6 +16,7 @@ import weakref
 import torch
 
 from .base import MXNetError
+from .ops import tuning
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "Function",
@@ -26,6 +27,7 @@ class _State(threading.local):
     def __init__(self):
         self.recording = False
         self.training = False
+        self.work = 0.0   # the largest call recorded since record() began (ops/tuning.py)
 
 
 _STATE = _State()
@@ -45,6 +47,8 @@ def set_recording(is_recording: bool) -> bool:  # noqa: F811 - MXNet's signature
     """Set the recording state; return the previous one."""
     prev = _STATE.recording
     _STATE.recording = bool(is_recording)
+    if is_recording and not prev:   # a new graph: nothing large recorded yet
+        _STATE.work = 0.0
     if is_recording:
         # Outside recording torch's grad mode is left alone: mx.nd runs an operator under
         # no_grad itself when an input requires grad and nothing is being recorded.
@@ -235,6 +239,7 @@ def _as_tensors(heads, head_grads):
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True):
     """Compute the gradients of ``heads`` w.r.t. previously marked variables."""
     outs, grads = _as_tensors(heads, head_grads)
+    threads = tuning.single(_STATE.work)
     with torch.enable_grad():
         try:
             torch.autograd.backward(outs, grads, retain_graph=retain_graph)
@@ -246,6 +251,8 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
                                  "retain_graph=True to the first backward to run it "
                                  "again") from None
             raise
+        finally:
+            tuning.restore(threads)
     _deliver_grads()
 
 
@@ -262,10 +269,14 @@ def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
     outs, grads = _as_tensors(heads, head_grads)
     if retain_graph is None:
         retain_graph = create_graph
-    with torch.enable_grad():
-        res = torch.autograd.grad(outs, [v._t for v in variables], grads,
-                                  retain_graph=retain_graph, create_graph=create_graph,
-                                  allow_unused=True)
+    threads = tuning.single(_STATE.work)
+    try:
+        with torch.enable_grad():
+            res = torch.autograd.grad(outs, [v._t for v in variables], grads,
+                                      retain_graph=retain_graph, create_graph=create_graph,
+                                      allow_unused=True)
+    finally:
+        tuning.restore(threads)
     out = []
     for v, g in zip(variables, res):
         if g is None:

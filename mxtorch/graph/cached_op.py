@@ -7,6 +7,7 @@ from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
+from ..ops import tuning
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
@@ -80,6 +81,8 @@ class CachedOp:
             with torch.no_grad():
                 res = self._program(tensors, state.training, device)
         else:
+            if state.recording:   # its calls are not seen one by one: count it as large
+                tuning.recorded(state, float("inf"))
             res = self._program(tensors, state.training, device)
         res = own_outputs(res, tensors)
         if out is not None:

@@ -15,6 +15,7 @@ from .. import autograd as _ag
 from ..base import MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
+from ..ops import tuning as _tuning
 from ..ops.registry import OpDef as _OpDef
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
@@ -417,8 +418,11 @@ def call_plain(opdef, attrs, inputs):
         return None
     if res.__class__ is not torch.Tensor:
         return None
-    if res.requires_grad and not _STATE.recording:
-        res = res.detach()
+    if res.requires_grad:
+        if _STATE.recording:
+            _tuning.recorded(_STATE, _tuning.elements(attrs, res))
+        else:
+            res = res.detach()
     arr = _new(NDArray)
     arr._t = res
     arr._ctx = inputs[0]._ctx
@@ -450,9 +454,11 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 res = entry[0].compute(entry[2], ta, tb)
             except Exception:  # noqa: BLE001 - re-run through invoke for MXNet's message
                 return invoke(entry[0], [rhs, lhs] if reflected else [lhs, rhs], {})
-            if res.requires_grad and not _STATE.recording:
-                # attached inputs outside record(): torch recorded what MXNet does not
-                res = res.detach()
+            if res.requires_grad:
+                if _STATE.recording:
+                    _tuning.recorded(_STATE, _tuning.elements(None, res))
+                else:   # attached inputs outside record(): torch recorded what MXNet does not
+                    res = res.detach()
         elif isinstance(rhs, (numbers.Number, np.generic)):
             if scalar_entry is None:
                 scalar_entry = _FAST.get(scalar_op) or _fast_entry(scalar_op)
@@ -467,8 +473,11 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 res = opdef.compute(attrs, lhs._t)
             except Exception:  # noqa: BLE001
                 return invoke(opdef, [lhs], {"scalar": rhs})
-            if res.requires_grad and not _STATE.recording:
-                res = res.detach()
+            if res.requires_grad:
+                if _STATE.recording:
+                    _tuning.recorded(_STATE, _tuning.elements(None, res))
+                else:
+                    res = res.detach()
         elif isinstance(rhs, np.ndarray):
             other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
             return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
@@ -518,7 +527,7 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     It is the hot path of imperative code, so it is kept flat.
     """
     ent = _RESOLVED.get(op) or _resolve(op)  # keyed by name or by OpDef
-    opdef, plain, dflt = ent
+    opdef, plain, dflt, work = ent
     attrs = dflt if not kwargs and dflt is not None else opdef.parse_attrs(kwargs)
     try:
         tensors = [x._t for x in inputs]
@@ -529,6 +538,13 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     if ctx is None:
         ctx = inputs[0]._ctx if inputs else current_context()
     state = _STATE
+    threads = 0
+    if work is not None and tensors:
+        # operator tuning: a small call of a kernel that starts OpenMP at any size
+        estimate = work(attrs, *tensors)
+        if state.recording:
+            _tuning.recorded(state, estimate)
+        threads = _tuning.single(estimate)
     try:
         if not state.recording:
             for t in tensors:
@@ -546,12 +562,16 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
                        else _run(opdef, attrs, tensors, state.training, ctx))
         else:
             res = _run(opdef, attrs, tensors, state.training, ctx)
+            if work is None and res.__class__ is torch.Tensor:
+                _tuning.recorded(state, _tuning.elements(attrs, res))
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:
         shapes = [tuple(t.shape) for t in tensors]
         raise MXNetError(f"Operator {opdef.name}: {err} (input shapes {shapes}, "
                          f"attributes {dict(kwargs)})") from None
+    finally:
+        _tuning.restore(threads)
     if res.__class__ is torch.Tensor:
         if out is not None:
             return _write_out(out, res)
@@ -569,17 +589,17 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
     return outs
 
 
-_RESOLVED: dict = {}  # operator name or OpDef -> (OpDef, plain, default attrs)
+_RESOLVED: dict = {}  # operator name or OpDef -> (OpDef, plain, default attrs, work)
 
 
 def _resolve(op) -> tuple:
-    """``(OpDef, plain, default attrs)`` for an operator name or OpDef, cached."""
+    """``(OpDef, plain, default attrs, work)`` for an operator name or OpDef, cached."""
     opdef = op if op.__class__ is _OpDef else _reg.get(op)
     try:
         dflt = opdef.default_attrs()
     except MXNetError:
         dflt = None  # a required attribute: parse_attrs names it
-    ent = (opdef, opdef.plain, dflt)
+    ent = (opdef, opdef.plain, dflt, opdef.work)
     _RESOLVED[op] = ent
     return ent
 

@@ -81,7 +81,8 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
 
     params = opdef.params
     # Parameter-free plain operators: attributes fixed once, the shortest call path.
-    fast_attrs = opdef.default_attrs() if opdef.plain and not nvar and not params else None
+    fast_attrs = (opdef.default_attrs() if opdef.plain and not nvar and not params
+                  and opdef.work is None else None)
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
         if fast_attrs is not None and not kwargs and out is None and ctx is None and args:

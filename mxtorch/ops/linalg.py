@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError
+from . import tuning
 from .params import Bool, Enum, Float, Int
 from .registry import OpDef, register
 
@@ -60,7 +61,7 @@ _DOT_PARAMS = [Bool("transpose_a", False), Bool("transpose_b", False),
                Enum("forward_stype", _STYPES, None, optional=True)]
 
 register(OpDef(
-    "dot", _dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS,
+    "dot", _dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS, work=tuning.dot,
     doc="Dot product of two arrays; N-d inputs contract the last axis of ``lhs`` (the "
         "first with transpose_a) with the first axis of ``rhs`` (the last with "
         "transpose_b).\n\nParameters\n----------\nlhs : NDArray\nrhs : NDArray\n"
@@ -88,7 +89,7 @@ def _batch_dot_compute(attrs, lhs, rhs):
 
 
 register(OpDef(
-    "batch_dot", _batch_dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS,
+    "batch_dot", _batch_dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS, work=tuning.batch_dot,
     doc="Batched matrix product over the leading dimensions of two N-d arrays (N >= 3)."
         "\n\nParameters\n----------\nlhs : NDArray\nrhs : NDArray\n"
         "transpose_a : bool, optional\ntranspose_b : bool, optional"))

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from . import tuning
 from .params import Bool, Enum, Float
 from .registry import OpDef, register
 
@@ -180,7 +181,7 @@ def _softmax_output_shape(attrs: Any, in_shapes: list):
 
 
 register(OpDef(
-    "SoftmaxOutput", _softmax_output, aliases=("Softmax",),
+    "SoftmaxOutput", _softmax_output, aliases=("Softmax",), work=tuning.elements,
     params=[Float("grad_scale", 1.0), Float("ignore_label", -1.0),
             Bool("multi_output", False), Bool("use_ignore", False),
             Bool("preserve_shape", False), Enum("normalization", _NORMS, "null"),
@@ -668,6 +669,6 @@ def _softmax_ce(attrs: Any, data: torch.Tensor, label: torch.Tensor) -> torch.Te
     return F.cross_entropy(data, lab, reduction="none")
 
 
-register(OpDef("_softmax_cross_entropy_rows", _softmax_ce, inputs=("data", "label"),
+register(OpDef("_softmax_cross_entropy_rows", _softmax_ce, inputs=("data", "label"), work=tuning.elements,
                doc="Per-row softmax cross entropy of (batch, classes) logits with sparse "
                    "labels (the NDArray form of Gluon's SoftmaxCrossEntropyLoss)."))

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from . import gemm
+from . import gemm, tuning
 from .params import Bool, Enum, Float, Int, OptBool, OptInt, Shape
 from .registry import OpDef, register
 
@@ -146,7 +146,7 @@ def _fill_fc_data(attrs: Any, data: tuple, in_dim: int) -> tuple:
 
 
 register(OpDef(
-    "FullyConnected", _fc_compute,
+    "FullyConnected", _fc_compute, work=tuning.dense,
     params=[Int("num_hidden"), Bool("no_bias", False), Bool("flatten", True)],
     inputs=_fc_inputs, infer_shape=_fc_infer_shape,
     doc="Applies a linear transformation: Y = X W^T + b.\n\n"
@@ -280,7 +280,7 @@ def _conv_params(workspace: int, no_bias: bool) -> list:
 
 
 register(OpDef(
-    "Convolution", _conv_compute, params=_conv_params(1024, False),
+    "Convolution", _conv_compute, params=_conv_params(1024, False), work=tuning.conv,
     inputs=_fc_inputs, infer_shape=_conv_infer_shape,
     doc="Compute N-D convolution on (N+2)-D input (N = 1, 2 or 3).\n\n"
         "weight has shape (num_filter, channels/num_group, *kernel)."))
@@ -372,7 +372,7 @@ def _deconv_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
 
 
 register(OpDef(
-    "Deconvolution", _deconv_compute,
+    "Deconvolution", _deconv_compute, work=tuning.conv,
     params=_conv_params(512, True) + [Shape("adj", ()), Shape("target_shape", ())],
     inputs=_fc_inputs, infer_shape=_deconv_infer_shape,
     doc="Computes 1-D, 2-D or 3-D transposed convolution (deconvolution).\n\n"
@@ -559,7 +559,7 @@ def _pool_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef(
-    "Pooling", _pool_compute,
+    "Pooling", _pool_compute, work=tuning.elements,
     params=[
         Shape("kernel", ()), Enum("pool_type", ("avg", "lp", "max", "sum"), "max"),
         Bool("global_pool", False), Bool("cudnn_off", False),
@@ -596,7 +596,7 @@ def _act_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef(
-    "Activation", _act_compute,
+    "Activation", _act_compute, work=tuning.elements,
     params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))],
     doc="Applies an activation function element-wise to the input.\n\n"
         "act_type: relu, sigmoid, softrelu (log(1 + exp(x))), softsign (x / (1 + |x|)), tanh."))

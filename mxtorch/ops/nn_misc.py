@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from . import tuning
 from .params import Enum, Float, Int, OptBool, OptFloat, Shape
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
@@ -133,7 +134,7 @@ def _softmax_infer_type(attrs: Any, in_types: list):
 
 
 register(OpDef(
-    "softmax", _softmax_kind("softmax", False, False), params=_SOFTMAX_PARAMS,
+    "softmax", _softmax_kind("softmax", False, False), params=_SOFTMAX_PARAMS, work=tuning.elements,
     inputs=lambda a: ["data", "length"] if a.use_length else ["data"], fluent=True,
     infer_shape=_softmax_infer_shape, infer_type=_softmax_infer_type,
     doc="""Softmax along ``axis``: ``exp(x/T) / sum(exp(x/T))``.
@@ -150,7 +151,7 @@ use_length : bool, default False
 """))
 
 register(OpDef(
-    "log_softmax", _softmax_kind("log_softmax", True, False), params=_SOFTMAX_PARAMS,
+    "log_softmax", _softmax_kind("log_softmax", True, False), params=_SOFTMAX_PARAMS, work=tuning.elements,
     fluent=True,
     infer_shape=_softmax_infer_shape, infer_type=_softmax_infer_type,
     doc="""Log of the softmax along ``axis``.
@@ -189,7 +190,7 @@ def _softmax_activation(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef(
-    "SoftmaxActivation", _softmax_activation,
+    "SoftmaxActivation", _softmax_activation, work=tuning.elements,
     params=[Enum("mode", ("channel", "instance"), "instance",
                  "Softmax per instance or across channels")],
     doc="""Softmax activation (deprecated in MXNet in favour of ``softmax``).

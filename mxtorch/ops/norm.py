@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from . import tuning
 from .params import Bool, Enum, Float, Int, OptFloat
 from .registry import OpDef, register
 
@@ -183,7 +184,7 @@ _BN_COMMON = [
 ]
 
 register(OpDef(
-    "BatchNorm", _batch_norm,
+    "BatchNorm", _batch_norm, work=tuning.elements,
     params=[Float("eps", 1e-3, "Epsilon to prevent div 0"), *_BN_COMMON,
             Int("axis", 1, "The channel axis"),
             Bool("cudnn_off", False, "Do not select CUDNN operator (ignored)"),
@@ -261,7 +262,7 @@ def _axis_vec_infer(op: str):
 
 
 register(OpDef(
-    "LayerNorm", _layer_norm,
+    "LayerNorm", _layer_norm, work=tuning.elements,
     params=[Int("axis", -1, "The axis to normalize over"),
             Float("eps", 1e-5, "Epsilon to prevent division by 0"),
             Bool("output_mean_var", False, "Output the mean and std")],

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from . import tuning
 from .params import Bool, Float, FloatOrShape, Int
 from .registry import OpDef, register
 
@@ -549,6 +550,7 @@ def _sgd_fused(weights, grads, moms, lr, wd, momentum, rescale_grad) -> list[int
     if not fw:
         return rest
     scale = lr * rescale_grad
+    threads = tuning.single(tuning.passes(fw))
     try:
         with torch.no_grad():
             if momentum > 0:
@@ -561,6 +563,8 @@ def _sgd_fused(weights, grads, moms, lr, wd, momentum, rescale_grad) -> list[int
                            is_first_step=False)
     except TypeError:   # another torch's signature: refused before anything is written
         return list(range(len(weights)))
+    finally:
+        tuning.restore(threads)
     # the kernel does not count its writes: bump the version counters that caches and
     # autograd rely on, as every other in-place operator does
     _increment_version(fw)

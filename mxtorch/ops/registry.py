@@ -54,7 +54,8 @@ class OpDef:
                  aliases: Sequence[str] = (), key_var_num_args: str | None = None,
                  train_aware: bool = False, creates: bool = False, doc: str = "",
                  fluent: bool = False, input_defaults: dict | None = None,
-                 allow_extra: bool = False, takes_subgraphs: bool = False):
+                 allow_extra: bool = False, takes_subgraphs: bool = False,
+                 work: Callable | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -81,6 +82,9 @@ class OpDef:
         # takes_subgraphs: the compute gets ``subgraphs=[callable(*tensors) -> tuple]``
         # (control-flow operators such as _foreach; the graph layer compiles them).
         self.takes_subgraphs = takes_subgraphs
+        # work(attrs, *tensors): the estimated single-thread microseconds of a call, for
+        # operators whose torch kernels start OpenMP at any size (see ops/tuning.py)
+        self.work = work
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)

@@ -15,6 +15,7 @@ from torch import _VF
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from ..base import MXNetError
+from . import tuning
 from .params import Bool, Enum, Float, Int, OptFloat, OptInt
 from .registry import OpDef, register
 
@@ -287,7 +288,7 @@ def _rnn_infer_type(attrs: Any, types: list):
 
 
 register(OpDef(
-    "RNN", _rnn_compute,
+    "RNN", _rnn_compute, work=tuning.rnn,
     params=[Int("state_size"), Int("num_layers"), Bool("bidirectional", False),
             Enum("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")), Float("p", 0.0),
             Bool("state_outputs", False), OptInt("projection_size", None),
