@@ -15,6 +15,13 @@ needs_pool = pytest.mark.skipif(not gemm.available(),
                                 reason="no C compiler or torch without MKL")
 
 
+@pytest.fixture(autouse=True)
+def _openmp_sleeps(monkeypatch):
+    """The pool's callers use it where OpenMP's workers sleep (OMP_WAIT_POLICY=passive,
+    as CI runs); these tests exercise it whatever the environment says."""
+    monkeypatch.setattr(gemm, "_OPENMP_SLEEPS", True)
+
+
 def _ref(a, b):
     return (a.double() @ b.double()).float()
 
@@ -193,3 +200,16 @@ def test_fully_connected_uses_the_pool_and_matches_numpy(monkeypatch):
     np.testing.assert_allclose(y.asnumpy(), x @ w.T + b, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(ws.grad.asnumpy(), np.ones((64, 500)).T @ x, rtol=1e-4,
                                atol=1e-2)
+
+
+@needs_pool
+def test_spinning_openmp_workers_keep_torch_products(monkeypatch):
+    """With OpenMP's default wait policy its workers spin between regions and would
+    compete with the pool's helper: the callers keep torch's products."""
+    monkeypatch.setattr(gemm, "_OPENMP_SLEEPS", False)
+    x, w = _rand(256, 784), _rand(256, 784, seed=1)
+    assert not gemm.applies(x, w)
+    assert gemm.planned(x, w.t(), threads=2) is None
+    out = mx.nd.FullyConnected(mx.nd.array(x.numpy()), mx.nd.array(w.numpy()),
+                               num_hidden=256, no_bias=True)
+    np.testing.assert_allclose(out.asnumpy(), _ref(x, w.t()).numpy(), rtol=1e-4, atol=1e-3)

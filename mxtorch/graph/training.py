@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 import torch
 import torch.fx as fx
 
-from ..ops import gemm
+from ..ops import gemm, tuning
 
 __all__ = ["TrainingStep", "trace_step"]
 
@@ -123,8 +123,8 @@ def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
             _LOG.debug("training step: random operator %s, not traced", node.target)
             return None
     in_forward_pass = set(list(gm.graph.nodes)[:marks[-1]])
-    one_thread = _all_small(gm.graph)
     _use_pool(gm.graph, torch.get_num_threads())
+    one_thread = _all_small(gm.graph)
     _fold_views(gm.graph)
     fg, bg = _split(gm.graph, n_in, len(outs), in_forward_pass)
     _LOG.debug("training step traced in %.3f s (%d nodes, one thread: %s)",
@@ -148,12 +148,18 @@ def _aliases(target) -> bool:
 
 
 def _all_small(graph: fx.Graph) -> bool:
-    """Whether every operator other than the matrix products and views makes at most
-    ``_SMALL`` elements on CPU (then one thread does them faster than OpenMP)."""
+    """Whether every operator other than the pool's products and views makes at most
+    ``_SMALL`` elements on CPU, and every product left to torch is under operator
+    tuning's one-thread limit (then one thread does them faster than OpenMP)."""
     for node in graph.nodes:
         target = node.target
-        if node.op != "call_function" or target in _PRODUCTS or (
+        if node.op != "call_function" or hasattr(target, "by_address") or (
                 isinstance(target, torch._ops.OpOverload) and _aliases(target)):
+            continue
+        if target in _PRODUCTS:
+            a, b = (_val(x) for x in node.args[-2:])
+            if tuning.product(a.shape[0], a.shape[1], b.shape[1]) >= tuning.ONE_THREAD_US:
+                return False
             continue
         vals = _val(node)
         for v in vals if isinstance(vals, (tuple, list)) else (vals,):

@@ -195,6 +195,13 @@ _I, _F, _P = ctypes.c_int, ctypes.c_float, ctypes.c_void_p
 _SIGNATURES = {"mxg_init": (None, [_P, _P, ctypes.c_long]),
                "mxg_sgemm": (_I, [_I] * 5 + [_F, _P, _I, _P, _I, _F, _P, _I, _I])}
 _state: dict = {}
+# The pool pays where OpenMP's workers sleep between parallel regions (OMP_WAIT_POLICY=
+# passive, GOMP_SPINCOUNT=0): there every region wakes one first. With the default
+# policy they spin after each region, a wake-up is cheap, and a spinning worker competes
+# with the pool's helper for the cores (measured: a 256x784x256 dense layer 2.2x slower).
+# Read once: OpenMP reads the same variables once, when it starts.
+_OPENMP_SLEEPS = (os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
+                  or os.environ.get("GOMP_SPINCOUNT", "").strip() == "0")
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _dispatch_mode = torch._C._get_dispatch_mode
 _PROXY = torch._C._TorchDispatchModeKey.PROXY
@@ -296,6 +303,17 @@ def _usable(*ts: torch.Tensor) -> bool:
                 or _dispatch_mode(_PROXY) is not None)
 
 
+def _fill(out: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """``out[:] = bias`` (broadcast) on the calling thread: an OpenMP worker woken for it
+    would find the pool's helper spinning on its core."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return out.copy_(bias.expand(out.shape))
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _recording(*ts: torch.Tensor) -> bool:
     return torch.is_grad_enabled() and any(t.requires_grad for t in ts)
 
@@ -324,7 +342,7 @@ def addmm(bias: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return torch.addmm(bias, a, b)
     out = torch.empty(a.shape[0], b.shape[1])
     try:
-        out.copy_(bias.expand(out.shape))
+        _fill(out, bias)
     except RuntimeError:
         return torch.addmm(bias, a, b)
     if out.numel():
@@ -354,8 +372,9 @@ class _Linear(torch.autograd.Function):
 
 
 def applies(x: torch.Tensor, weight: torch.Tensor) -> bool:
-    """Whether :func:`linear` runs ``x W^T`` on the pool (2-D float32 CPU, large enough)."""
-    return (x.dim() == 2 and weight.dim() == 2 and x.shape[1] == weight.shape[1]
+    """Whether :func:`linear` should run ``x W^T`` on the pool: OpenMP's workers sleep
+    between regions, and the operands are 2-D float32 CPU and large enough."""
+    return (_OPENMP_SLEEPS and x.dim() == 2 and weight.dim() == 2 and x.shape[1] == weight.shape[1]
             and x.shape[0] * weight.shape[0] * weight.shape[1] >= _LINEAR_MACS
             and _usable(x, weight) and _library() is not None)
 
@@ -375,9 +394,10 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
     ``fn(bias, a, b)`` -> ``bias + a @ b`` (``bias`` a row vector). The layout is worked
     out here, once; ``fn.by_address`` says, for ``a`` and ``b``, whether only the
     operand's address is read (a view starting at the same address may be passed
-    instead). None where the pool does not apply."""
+    instead). None where the pool does not apply or does not pay (OpenMP's workers spin
+    between regions)."""
     lib = _library()
-    if lib is None or not (_fits(a) and _fits(b)) or a.shape[1] != b.shape[0] or \
+    if lib is None or not _OPENMP_SLEEPS or not (_fits(a) and _fits(b)) or a.shape[1] != b.shape[0] or \
             a.shape[1] == 0:
         return None
     (m, k), n = a.shape, b.shape[1]
@@ -404,7 +424,7 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
         return product(a, b, torch.empty(m, n), 0.0)
 
     def biased(bias, a, b):
-        return product(a, b, torch.empty(m, n).copy_(bias.expand(m, n)), 1.0)
+        return product(a, b, _fill(torch.empty(m, n), bias), 1.0)
 
     fn = plain if bias is None else biased
     fn.by_address = (lay_a is not None, lay_b is not None)

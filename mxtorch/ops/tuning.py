@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["ONE_THREAD_US", "elements", "dense", "dot", "batch_dot", "rnn", "conv",
+__all__ = ["ONE_THREAD_US", "elements", "product", "dense", "dot", "batch_dot", "rnn", "conv",
            "passes", "recorded", "single", "restore"]
 
 ONE_THREAD_US = 200.0        # a call estimated under this runs on one thread
@@ -40,6 +40,11 @@ def elements(attrs, data, *rest) -> float:
 def passes(tensors) -> float:
     """One memory-bound pass over every tensor of a list (a multi-tensor update)."""
     return sum(t.numel() for t in tensors) / _ELEMENTS_PER_US
+
+
+def product(m: int, k: int, n: int) -> float:
+    """An ``(m, k) @ (k, n)`` matrix product."""
+    return m * k * n / _MACS_PER_US
 
 
 def dense(attrs, data, weight, *rest) -> float:
