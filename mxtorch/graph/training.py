@@ -11,10 +11,12 @@ graph of forward and backward together, which is cut in two:
   states, and returns the values the backward needs;
 * the backward program takes those and the head gradients and returns the gradients.
 
-Every matrix product in them runs on :mod:`mxtorch.ops.gemm`'s pool, with its layout
-worked out at trace time, and where every other tensor of the step is small the other
-operators run on one thread (MXNet's operator tuning makes the same choice), so no
-OpenMP worker is woken for them.
+Where OpenMP's workers sleep between regions, every matrix product in them runs on
+:mod:`mxtorch.ops.gemm`'s pool, with its layout worked out at trace time; where every
+other tensor of the step is small the other operators run on one thread (MXNet's
+operator tuning makes the same choice), so no OpenMP worker is woken for them. The
+programs are straight-line Python calling the aten operators directly, with the views
+that change nothing folded away.
 
 Tracing refuses what it cannot replay faithfully: an operator that reads tensor values
 in Python fails under fake tensors, and a graph with random operators (``Dropout``) is
@@ -57,16 +59,13 @@ class TrainingStep:
 
     def _call(self, fn, args):
         grad_mode = torch.is_grad_enabled()
-        threads = torch.get_num_threads()
         torch._C._set_grad_enabled(False)
-        if self.one_thread:
-            torch.set_num_threads(1)
+        threads = tuning.single() if self.one_thread else 0
         try:
             return fn(*args)
         finally:
             torch._C._set_grad_enabled(grad_mode)
-            if self.one_thread:
-                torch.set_num_threads(threads)
+            tuning.restore(threads)
 
     def forward(self, tensors: Sequence[torch.Tensor]) -> tuple:
         res = self._call(self._fwd, tensors)
@@ -130,8 +129,8 @@ def trace_step(program, tensors: Sequence[torch.Tensor], slots: Sequence[int],
     _LOG.debug("training step traced in %.3f s (%d nodes, one thread: %s)",
                time.perf_counter() - start, len(gm.graph.nodes), one_thread)
     head_shapes = [(h.shape, h.dtype, h.device) for h in heads]
-    return TrainingStep(_straight_line(fg, gm), _straight_line(bg, gm), len(outs), mask, one_thread,
-                        _fresh_results(bg), head_shapes)
+    return TrainingStep(_straight_line(fg, gm), _straight_line(bg, gm), len(outs), mask,
+                        one_thread, _fresh_results(bg), head_shapes)
 
 
 def _val(node):
@@ -239,11 +238,10 @@ def _is_view(node) -> bool:
     if not isinstance(node, fx.Node) or node.op != "call_function":
         return False
     target = node.target
-    if not isinstance(target, torch._ops.OpOverload):
+    if not isinstance(target, torch._ops.OpOverload) or not _aliases(target):
         return False
     returns = target._schema.returns
-    return (len(returns) == 1 and returns[0].alias_info is not None
-            and not returns[0].alias_info.is_write)
+    return len(returns) == 1 and not returns[0].alias_info.is_write
 
 
 def _geometry(node):

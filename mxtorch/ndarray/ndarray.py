@@ -420,7 +420,7 @@ def call_plain(opdef, attrs, inputs):
         return None
     if res.requires_grad:
         if _STATE.recording:
-            _tuning.recorded(_STATE, _tuning.elements(attrs, res))
+            _tuning.recorded_result(_STATE, res)
         else:
             res = res.detach()
     arr = _new(NDArray)
@@ -456,7 +456,7 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 return invoke(entry[0], [rhs, lhs] if reflected else [lhs, rhs], {})
             if res.requires_grad:
                 if _STATE.recording:
-                    _tuning.recorded(_STATE, _tuning.elements(None, res))
+                    _tuning.recorded_result(_STATE, res)
                 else:   # attached inputs outside record(): torch recorded what MXNet does not
                     res = res.detach()
         elif isinstance(rhs, (numbers.Number, np.generic)):
@@ -475,7 +475,7 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 return invoke(opdef, [lhs], {"scalar": rhs})
             if res.requires_grad:
                 if _STATE.recording:
-                    _tuning.recorded(_STATE, _tuning.elements(None, res))
+                    _tuning.recorded_result(_STATE, res)
                 else:
                     res = res.detach()
         elif isinstance(rhs, np.ndarray):
@@ -563,7 +563,7 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
         else:
             res = _run(opdef, attrs, tensors, state.training, ctx)
             if work is None and res.__class__ is torch.Tensor:
-                _tuning.recorded(state, _tuning.elements(attrs, res))
+                _tuning.recorded_result(state, res)
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:

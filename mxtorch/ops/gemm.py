@@ -27,7 +27,7 @@ import platform
 
 import torch
 
-from . import native
+from . import native, tuning
 
 __all__ = ["available", "mm", "addmm", "linear", "applies", "planned"]
 
@@ -306,12 +306,11 @@ def _usable(*ts: torch.Tensor) -> bool:
 def _fill(out: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``out[:] = bias`` (broadcast) on the calling thread: an OpenMP worker woken for it
     would find the pool's helper spinning on its core."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    threads = tuning.single()
     try:
         return out.copy_(bias.expand(out.shape))
     finally:
-        torch.set_num_threads(threads)
+        tuning.restore(threads)
 
 
 def _recording(*ts: torch.Tensor) -> bool:
@@ -397,8 +396,8 @@ def planned(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor | None = None,
     instead). None where the pool does not apply or does not pay (OpenMP's workers spin
     between regions)."""
     lib = _library()
-    if lib is None or not _OPENMP_SLEEPS or not (_fits(a) and _fits(b)) or a.shape[1] != b.shape[0] or \
-            a.shape[1] == 0:
+    if lib is None or not _OPENMP_SLEEPS or not (_fits(a) and _fits(b)) or \
+            a.shape[1] != b.shape[0] or a.shape[1] == 0:
         return None
     (m, k), n = a.shape, b.shape[1]
     if bias is not None and (bias.dtype != torch.float32 or bias.device.type != "cpu" or

@@ -22,7 +22,7 @@ from __future__ import annotations
 import torch
 
 __all__ = ["ONE_THREAD_US", "elements", "product", "dense", "dot", "batch_dot", "rnn", "conv",
-           "passes", "recorded", "single", "restore"]
+           "passes", "recorded", "recorded_result", "single", "restore"]
 
 ONE_THREAD_US = 200.0        # a call estimated under this runs on one thread
 _MACS_PER_US = 40_000        # float32 GEMM on one core (about 80 GFLOP/s)
@@ -87,9 +87,18 @@ def recorded(state, work: float) -> None:
         state.work = work
 
 
-def single(work: float) -> int:
-    """Set one thread when ``work`` (estimated single-thread microseconds) is under
-    ``ONE_THREAD_US`` and more are set; returns the count for :func:`restore`, else 0."""
+def recorded_result(state, result) -> None:
+    """Note a recorded call of an operator without a ``work`` estimate: one pass over
+    its result."""
+    work = result.numel() / _ELEMENTS_PER_US
+    if work > state.work:
+        state.work = work
+
+
+def single(work: float = 0.0) -> int:
+    """Set one thread when ``work`` (estimated single-thread microseconds; none: always)
+    is under ``ONE_THREAD_US`` and more are set; returns the count for :func:`restore`,
+    else 0."""
     if work >= ONE_THREAD_US:
         return 0
     threads = _threads()
