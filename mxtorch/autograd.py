@@ -281,7 +281,8 @@ def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
     for v, g in zip(variables, res):
         if g is None:
             g = torch.zeros_like(v._t)
-        out.append(_wrap(g, v._ctx))
+        # a channels-last program (mxtorch.graph.layout) may give strided gradients
+        out.append(_wrap(g.contiguous(), v._ctx))
     return out
 
 

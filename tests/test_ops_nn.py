@@ -381,6 +381,43 @@ def test_pooling_same_convention():
     np.testing.assert_allclose(y.asnumpy(), [[[3, 4, 9, 9]]])
 
 
+def _np_max_pool_grad(x, k, s):
+    """Gradient of a sum of 'valid' max pooling: one per window, to its first maximum."""
+    g = np.zeros_like(x)
+    n, c, h, w = x.shape
+    for i in range((h - k) // s + 1):
+        for j in range((w - k) // s + 1):
+            win = x[:, :, i * s:i * s + k, j * s:j * s + k].reshape(n, c, -1)
+            first = win.argmax(-1)   # NumPy's argmax is the first maximum too
+            for a in range(n):
+                for b in range(c):
+                    g[a, b, i * s + first[a, b] // k, j * s + first[a, b] % k] += 1
+    return g
+
+
+@pytest.mark.parametrize("kernel,stride", [(2, 2), (3, 2)])
+def test_pooling_large_max_via_channels_last(kernel, stride):
+    # large NCHW max pooling on CPU runs on a channels-last copy; values, the first-max
+    # gradient (ties included: relu zeros) and the layout of the results are NCHW's
+    x = np.maximum(rand(4, 25, 13, 13), 0)
+    assert x.size >= 1 << 14
+    a = nd(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Pooling(a, kernel=(kernel, kernel), stride=(stride, stride))
+    assert "ChannelsLastMaxPool" in type(y._t.grad_fn).__name__
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), np_pool(x, (kernel,) * 2, (stride,) * 2))
+    np.testing.assert_array_equal(a.grad.asnumpy(), _np_max_pool_grad(x, kernel, stride))
+    assert y._t.is_contiguous() and a.grad._t.is_contiguous()
+    z = mx.nd.Pooling(a, kernel=(kernel, kernel), stride=(stride, stride))  # not recorded
+    assert z._t.is_contiguous() and z._t.grad_fn is None
+    np.testing.assert_array_equal(z.asnumpy(), y.asnumpy())
+    full = mx.nd.Pooling(a, kernel=(2, 2), stride=(2, 2), pooling_convention="full")
+    np.testing.assert_array_equal(full.asnumpy(), np_pool(x, (2, 2), (2, 2),
+                                                          convention="full"))
+
+
 def test_pooling_errors():
     x = nd(rand(1, 1, 2, 2))
     with raises("Pooling", "exceeds"):

@@ -31,18 +31,24 @@ class CachedOp:
     def __init__(self, sym, flags=()):
         self._sym = sym
         self.flags = dict(flags) if flags else {}
-        self._program = GraphProgram(sym._outputs)
+        self._program = GraphProgram(sym._outputs, channels_last=self._optimizing())
         self._num_inputs = len(self._program.input_names)
         self._num_outputs = len(sym._outputs)
         if self.flags.get("static_alloc"):
             retain_freed_memory()
         self._optimizer = self._make_optimizer()
 
+    def _optimizing(self) -> bool:
+        """Whether the flags ask for the optimizing path: ``static_alloc`` with
+        ``static_shape``, or a backend."""
+        flags = self.flags
+        static = bool(flags.get("static_alloc")) and bool(flags.get("static_shape"))
+        return static or bool(flags.get("backend") or backend_from_env())
+
     def _make_optimizer(self) -> InferenceOptimizer | None:
         flags = self.flags
         backend = flags.get("backend") or backend_from_env()
-        static = bool(flags.get("static_alloc")) and bool(flags.get("static_shape"))
-        if not (static or backend):
+        if not self._optimizing():
             return None
         const_idx = flags.get("param_indices")
         if const_idx is None:

@@ -11,6 +11,7 @@ import torch.fx as fx
 
 from ..ops.tensor_util import unshared
 from ..symbol.node import Entry, Node, topo_order
+from . import layout
 
 __all__ = ["GraphProgram", "own_outputs"]
 
@@ -29,8 +30,11 @@ class GraphProgram:
     One ``torch.fx.GraphModule`` is built per (training flag, device) and reused.
     """
 
-    def __init__(self, heads: Sequence[Entry]):
+    def __init__(self, heads: Sequence[Entry], channels_last: bool = False):
         self.heads = list(heads)
+        #: on CPU, training programs run 2-D convolution layers on channels-last
+        #: activations (:mod:`.layout`); inference has :mod:`.fusion` for that
+        self.channels_last = channels_last
         self.nodes: list[Node] = topo_order(self.heads)
         self.input_nodes = [n for n in self.nodes if n.is_variable]
         self.input_names = [n.name for n in self.input_nodes]
@@ -77,10 +81,33 @@ class GraphProgram:
         env: dict[tuple, fx.Node] = {}
         for n in self.input_nodes:
             env[(id(n), 0)] = graph.placeholder(_ident(n.name))
+        cl_mode = (self.channels_last and is_train
+                   and (device is None or device.type == "cpu"))
+        cl, starts = layout.channels_last_entries(self.nodes) if cl_mode else (set(), set())
+        dense: dict[tuple, fx.Node] = {}   # a channels-last entry's NCHW copy, made once
+
+        def nchw(key: tuple) -> fx.Node:
+            if key not in dense:
+                dense[key] = graph.call_function(layout.to_dense, (env[key],))
+            return dense[key]
+
         for n in self.nodes:
-            if not n.is_variable:
-                emit_node(graph, env, n, _bound(n, is_train, device, (filled or {}).get(id(n))))
-        graph.output(tuple(env[(id(h.node), h.index)] for h in self.heads))
+            if n.is_variable:
+                continue
+            fn = _bound(n, is_train, device, (filled or {}).get(id(n)))
+            keys = [(id(e.node), e.index) for e in n.inputs]
+            if any(k in cl for k in keys) and (id(n), 0) not in cl:
+                # the operator needs NCHW: give it the dense copies
+                args = tuple(nchw(k) if k in cl else env[k] for k in keys)
+                out = graph.call_function(fn, args)
+                _record(graph, env, n, out)
+            else:
+                emit_node(graph, env, n, fn)
+            if id(n) in starts:
+                env[(id(n), 0)] = graph.call_function(layout.to_channels_last,
+                                                      (env[(id(n), 0)],))
+        graph.output(tuple(nchw((id(h.node), h.index)) if (id(h.node), h.index) in cl
+                           else env[(id(h.node), h.index)] for h in self.heads))
         return fx.GraphModule(torch.nn.Module(), graph, class_name="GraphProgram")
 
     def run_monitored(self, tensors: Sequence[torch.Tensor], is_train: bool,
@@ -111,6 +138,11 @@ class GraphProgram:
 def emit_node(graph: fx.Graph, env: dict, n: Node, fn: Callable) -> None:
     """Append ``fn(*inputs of n)`` to ``graph``; record its outputs in ``env`` by entry."""
     out = graph.call_function(fn, tuple(env[(id(e.node), e.index)] for e in n.inputs))
+    _record(graph, env, n, out)
+
+
+def _record(graph: fx.Graph, env: dict, n: Node, out: fx.Node) -> None:
+    """Record the outputs of ``n``'s call ``out`` in ``env`` by entry."""
     nout = n.num_outputs()
     if nout == 1:
         env[(id(n), 0)] = out

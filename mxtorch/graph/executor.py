@@ -46,7 +46,8 @@ class Executor:
         self.grad_arrays = list(grad_arrays)
         self.aux_arrays = list(aux_arrays)
         self._grad_reqs = list(grad_reqs)
-        self._program = GraphProgram(sym._outputs)
+        # MXNet's executors keep oneDNN layouts between convolutions in training too
+        self._program = GraphProgram(sym._outputs, channels_last=True)
         retain_freed_memory()   # MXNet's executors allocate from its pooled storage
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
@@ -219,7 +220,8 @@ class Executor:
 
     def _hand_over(self, res, fresh) -> None:
         """Write (or add) the gradients ``res`` into the bound arrays; a ``fresh`` one (new
-        memory nothing else holds) becomes the array's contents without a copy. The
+        memory nothing else holds) that is dense becomes the array's contents without a
+        copy. The
         NDArray object the caller holds is unchanged."""
         for (_, i), g, new in zip(self._grad_slots, res, fresh):
             arr = self.grad_arrays[i]
@@ -230,7 +232,7 @@ class Executor:
             elif g is None:
                 buf.zero_()
             elif new and g.shape == buf.shape and g.dtype == buf.dtype and \
-                    g.device == buf.device and \
+                    g.device == buf.device and g.is_contiguous() and \
                     (self._handed.get(i) is buf or not buf._is_view()):
                 arr._t = self._handed[i] = g
             else:

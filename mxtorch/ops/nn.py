@@ -30,6 +30,8 @@ _CONV_FN = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _DECONV_FN = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 _MAX_POOL = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 _AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+_CL = torch.channels_last
+_CL_POOL_MIN = 1 << 14  # elements: below this the copies cost more than they save
 _DATA_DESC = {1: "3D in (batch, channel, x)", 2: "4D in (batch, channel, y, x)",
               3: "5D in (batch, channel, d, y, x)"}
 
@@ -515,10 +517,51 @@ def _lp_pool(x: torch.Tensor, cfg: _PoolCfg, spatial: tuple, p: int) -> torch.Te
     return s.sign() * s.abs().pow(1.0 / 3.0)
 
 
+class _ChannelsLastMaxPool(torch.autograd.Function):
+    """2-D max pooling of a large NCHW tensor on CPU, computed on a channels-last copy.
+
+    torch's NCHW max-pooling kernel scans one window at a time: on a 64x20x24x24 input
+    it takes about 2.4 ms here, against 0.7 ms for the copy, the channels-last kernel
+    (vectorized over channels) and the copy back. The indices are positions within each
+    plane, so the gradient runs the NCHW backward kernel (which is fast) unchanged.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, kernel: tuple, stride: tuple, pad: tuple,
+                ceil: bool) -> torch.Tensor:
+        out, idx = torch.ops.aten.max_pool2d_with_indices(
+            x.contiguous(memory_format=_CL), kernel, stride, pad, (1, 1), ceil)
+        idx = idx.contiguous()
+        ctx.save_for_backward(x, idx)
+        ctx.cfg = (kernel, stride, pad, ceil)
+        return out.contiguous()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor):
+        x, idx = ctx.saved_tensors
+        kernel, stride, pad, ceil = ctx.cfg
+        dx = torch.ops.aten.max_pool2d_with_indices_backward(
+            grad.contiguous(), x, kernel, stride, pad, (1, 1), ceil, idx)
+        return dx, None, None, None, None
+
+
+def _nchw_max_pool(x: torch.Tensor, cfg: _PoolCfg, ceil: bool) -> torch.Tensor:
+    """2-D max pooling of a dense NCHW tensor; large ones on CPU via channels-last."""
+    if (x.numel() < _CL_POOL_MIN or x.device.type != "cpu"
+            or not x.is_contiguous() or x.is_contiguous(memory_format=_CL)):
+        return F.max_pool2d(x, cfg.kernel, cfg.stride, cfg.pad, ceil_mode=ceil)
+    if torch.is_grad_enabled() and x.requires_grad:
+        return _ChannelsLastMaxPool.apply(x, cfg.kernel, cfg.stride, cfg.pad, ceil)
+    return F.max_pool2d(x.contiguous(memory_format=_CL), cfg.kernel, cfg.stride, cfg.pad,
+                        ceil_mode=ceil).contiguous()
+
+
 def _pool_fast(attrs: Any, x: torch.Tensor, cfg: _PoolCfg) -> torch.Tensor:
     """torch's own pooling where its windows equal MXNet's."""
     ceil = attrs.pooling_convention == "full" and not attrs.global_pool
     if attrs.pool_type == "max":
+        if cfg.nd == 2:
+            return _nchw_max_pool(x, cfg, ceil)
         return _MAX_POOL[cfg.nd](x, cfg.kernel, cfg.stride, cfg.pad, ceil_mode=ceil)
     include = attrs.count_include_pad is not False
     return _AVG_POOL[cfg.nd](x, cfg.kernel, cfg.stride, cfg.pad, ceil_mode=ceil,
