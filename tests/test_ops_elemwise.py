@@ -286,6 +286,86 @@ def test_python_operators():
     np.testing.assert_allclose((1 / x).asnumpy(), [1, 0.5, 0.25])
 
 
+def test_rdiv_scalar_divides_once():
+    # MXNet 1.9.1 computes s / x as float32(s) / x, one rounding (checked on 100000
+    # normal values); torch's ``0.1 / tensor`` multiplies by the reciprocal and was one
+    # unit in the last place off for about a quarter of them
+    x = (np.random.RandomState(0).standard_normal(20000) * 10).astype(np.float32)
+    expected = np.float32(0.1) / x
+    a = mx.nd.array(x)
+    np.testing.assert_array_equal((0.1 / a).asnumpy(), expected)
+    np.testing.assert_array_equal(mx.nd._internal._rdiv_scalar(a, scalar=0.1).asnumpy(),
+                                  expected)
+
+
+def test_scalar_beyond_float32_is_inf():
+    # MXNet 1.9.1 casts the scalar to float32 (inf), it does not fail: 1e39 / [1, -2] is
+    # [inf, -inf], mod gives [1, inf] and hypot [inf, inf]
+    a = mx.nd.array([1.0, -2.0])
+    np.testing.assert_array_equal((1e39 / a).asnumpy(), [np.inf, -np.inf])
+    np.testing.assert_array_equal(mx.nd._internal._mod_scalar(a, scalar=1e39).asnumpy(),
+                                  [1, np.inf])
+    np.testing.assert_array_equal(mx.nd._internal._hypot_scalar(a, scalar=1e39).asnumpy(),
+                                  [np.inf, np.inf])
+
+
+TENSOR_SCALAR_METHODS = [
+    ("__add__", "_plus_scalar"), ("__radd__", "_plus_scalar"),
+    ("__sub__", "_minus_scalar"), ("__rsub__", "_rminus_scalar"),
+    ("__mul__", "_mul_scalar"), ("__truediv__", "_div_scalar"),
+    ("__rtruediv__", "_rdiv_scalar"), ("__gt__", "_greater_scalar"),
+    ("__ge__", "_greater_equal_scalar"), ("__lt__", "_lesser_scalar"),
+    ("__le__", "_lesser_equal_scalar"), ("__eq__", "_equal_scalar"),
+    ("__ne__", "_not_equal_scalar"),
+]
+
+
+@pytest.mark.parametrize("method,op", TENSOR_SCALAR_METHODS,
+                         ids=[m for m, _ in TENSOR_SCALAR_METHODS])
+def test_operator_methods_with_scalars_equal_the_operators(method, op, monkeypatch):
+    # the operator methods compute float32/float64 arrays with the scalar held as a
+    # 0-dim tensor, made once per scalar; results are bit-equal to the registry operator
+    from mxtorch.ndarray import ndarray as nd_module
+    made = []
+    real = nd_module._scalar_const
+
+    def counting(entry, scalar, t):
+        made.append(scalar)
+        return real(entry, scalar, t)
+    monkeypatch.setattr(nd_module, "_scalar_const", counting)
+    rng = np.random.RandomState(1)
+    x = (rng.standard_normal(500) * 10).astype(np.float32)
+    x[:3] = [0.1, 1.5, 0.0]
+    scalars = (0.1, 1.5, 3, np.float32(0.1), np.float64(-2.25), True, 1e39, float("inf"))
+    for dtype in ("float32", "float64", "float16", "int32"):
+        a = mx.nd.array(x, dtype=dtype)
+        for s in scalars:
+            if dtype == "int32" and not (float(s).is_integer() and abs(s) < 1e6):
+                continue
+            got = getattr(a, method)(s)
+            ref = getattr(mx.nd._internal, op)(a, scalar=s)
+            assert got.dtype == ref.dtype, (dtype, s)
+            np.testing.assert_array_equal(got.asnumpy(), ref.asnumpy(), err_msg=f"{dtype} {s}")
+    # float32 and float64 only, once per scalar and dtype (1e39 overflows float32's
+    # tensor but not float64's)
+    for dtype in ("float32", "float64"):
+        a = mx.nd.array(x, dtype=dtype)
+        before = len(made)
+        for _ in range(3):
+            getattr(a, method)(0.75)
+        assert len(made) - before == 1
+    x = x[3:]   # no zero: the gradient of 0.5 / x
+    a = mx.nd.array(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = getattr(a, method)(0.5)
+    if method in ("__add__", "__mul__", "__rtruediv__"):
+        y.backward()
+        ref = {"__add__": np.ones_like(x), "__mul__": np.full_like(x, 0.5),
+               "__rtruediv__": -0.5 / (x.astype(np.float64) ** 2)}[method]
+        np.testing.assert_allclose(a.grad.asnumpy(), ref, rtol=1e-5)
+
+
 def test_add_n_and_where():
     a, b, c = _u(-1, 1), _u(-1, 1), _u(-1, 1)
     check_op("add_n", [a, b, c], {"num_args": 3}, expected=lambda x, y, z: x + y + z)

@@ -360,6 +360,8 @@ def _unpickle_ndarray(record: bytes) -> NDArray:
 
 
 _new = object.__new__
+_F32, _F64 = torch.float32, torch.float64
+_PY_SCALARS = frozenset({int, float})
 
 
 def _wrap(t: torch.Tensor, ctx: Context | None) -> NDArray:
@@ -386,10 +388,13 @@ _FAST: dict[str, tuple] = {}  # operator name -> (OpDef, attrs cache) for Python
 
 
 def _fast_entry(name: str) -> tuple:
-    """(OpDef, per-scalar attrs cache, default attrs or None), resolved once per name."""
+    """(OpDef, per-scalar attrs cache, default attrs or None, the compute's torch
+    function for same-dtype inputs or None, the compute's function of a 0-dim tensor
+    scalar or None), resolved once per name."""
     opdef = _reg.get(name)
     default = None if opdef.params and name.endswith("scalar") else opdef.default_attrs()
-    ent = _FAST[name] = (opdef, {}, default)
+    ent = _FAST[name] = (opdef, {}, default, getattr(opdef.compute, "same_dtype", None),
+                         getattr(opdef.compute, "tensor_scalar", None))
     return ent
 
 
@@ -430,6 +435,28 @@ def call_plain(opdef, attrs, inputs):
     return arr
 
 
+def _scalar_attrs(entry: tuple, scalar):
+    """The parsed attributes of a scalar operator for ``scalar`` (cached per scalar)."""
+    cache = entry[1]
+    key = (scalar, scalar.__class__)
+    attrs = cache.get(key)
+    if attrs is None:
+        attrs = entry[0].parse_attrs({"scalar": scalar})
+        if len(cache) < 256:
+            cache[key] = attrs
+    return attrs
+
+
+def _scalar_const(entry: tuple, scalar, t: torch.Tensor) -> torch.Tensor | None:
+    """``scalar`` as the 0-dim tensor of t's dtype and device that the scalar operator
+    ``entry`` computes with; None when it does not fit the dtype (the compute explains)."""
+    try:
+        return torch.tensor(_scalar_attrs(entry, scalar).scalar, dtype=t.dtype,
+                            device=t.device)
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
     """An NDArray operator method (``__add__``, ``__rsub__`` ...): the shortest path to the
     registry compute of ``array_op`` (another NDArray) or ``scalar_op`` (a number).
@@ -441,8 +468,9 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
     does the work itself rather than calling a shared helper: at 2-3 us per call, one more
     Python call is a tenth of the cost.
     """
-    # (OpDef, per-scalar attrs cache, default attrs) of each operator, resolved once
+    # (OpDef, per-scalar attrs cache, default attrs ...) of each operator, resolved once
     entry = scalar_entry = None
+    consts: dict = {}   # (scalar, its class, dtype, device) -> the scalar as a 0-dim tensor
 
     def method(lhs: NDArray, rhs):
         nonlocal entry, scalar_entry
@@ -451,7 +479,11 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                 entry = _FAST.get(array_op) or _fast_entry(array_op)
             ta, tb = (rhs._t, lhs._t) if reflected else (lhs._t, rhs._t)
             try:
-                res = entry[0].compute(entry[2], ta, tb)
+                same = entry[3]
+                if same is not None and ta.dtype is tb.dtype:
+                    res = same(ta, tb)
+                else:
+                    res = entry[0].compute(entry[2], ta, tb)
             except Exception:  # noqa: BLE001 - re-run through invoke for MXNet's message
                 return invoke(entry[0], [rhs, lhs] if reflected else [lhs, rhs], {})
             if res.requires_grad:
@@ -459,20 +491,27 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                     _tuning.recorded_result(_STATE, res)
                 else:   # attached inputs outside record(): torch recorded what MXNet does not
                     res = res.detach()
-        elif isinstance(rhs, (numbers.Number, np.generic)):
+        elif rhs.__class__ in _PY_SCALARS or isinstance(rhs, (numbers.Number, np.generic)):
             if scalar_entry is None:
                 scalar_entry = _FAST.get(scalar_op) or _fast_entry(scalar_op)
-            opdef, cache, _ = scalar_entry
-            key = (rhs, rhs.__class__)
-            attrs = cache.get(key)
-            if attrs is None:
-                attrs = opdef.parse_attrs({"scalar": rhs})
-                if len(cache) < 256:
-                    cache[key] = attrs
+            t = lhs._t
+            dtype = t.dtype
+            const = None
+            if scalar_entry[4] is not None and (dtype is _F32 or dtype is _F64):
+                # the scalar as a 0-dim tensor of t's dtype, made once
+                const_key = (rhs, rhs.__class__, dtype, t.get_device())
+                const = consts.get(const_key)
+                if const is None:
+                    const = _scalar_const(scalar_entry, rhs, t)
+                    if const is not None and len(consts) < 256:
+                        consts[const_key] = const
             try:
-                res = opdef.compute(attrs, lhs._t)
+                if const is not None:
+                    res = scalar_entry[4](t, const)
+                else:
+                    res = scalar_entry[0].compute(_scalar_attrs(scalar_entry, rhs), t)
             except Exception:  # noqa: BLE001
-                return invoke(opdef, [lhs], {"scalar": rhs})
+                return invoke(scalar_entry[0], [lhs], {"scalar": rhs})
             if res.requires_grad:
                 if _STATE.recording:
                     _tuning.recorded_result(_STATE, res)

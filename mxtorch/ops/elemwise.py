@@ -355,6 +355,9 @@ def _broadcast_compute(name: str, fn: Fn) -> Fn:
                 raise MXNetError(f"Operator {name}: operands could not be broadcast together "
                                  f"with shapes {tuple(a.shape)} {tuple(b.shape)}") from None
             raise
+    # what the compute is when both dtypes match: NDArray's operator methods call it
+    # directly, one Python frame (a tenth of ``a + b``) fewer
+    compute.same_dtype = fn
     return compute
 
 
@@ -407,6 +410,8 @@ def _scalar_value(x: torch.Tensor, s: float):
 
 
 def _full(x: torch.Tensor, s) -> torch.Tensor:
+    if x.is_floating_point():   # MXNet casts: a scalar beyond the dtype's range is inf
+        return torch.tensor(s, dtype=x.dtype, device=x.device)
     return torch.full((), s, dtype=x.dtype, device=x.device)
 
 
@@ -427,7 +432,9 @@ def _div_scalar(x: torch.Tensor, s) -> torch.Tensor:
 
 def _rdiv_scalar(x: torch.Tensor, s) -> torch.Tensor:
     if x.is_floating_point():
-        return s / x
+        # MXNet divides by x (one rounding); torch's ``scalar / tensor`` multiplies by
+        # the reciprocal, one unit in the last place off for a quarter of the elements
+        return torch.div(s if isinstance(s, torch.Tensor) else _full(x, s), x)
     # MXNet: computed in float and truncated; s / 0 gives the dtype's minimum.
     return torch.trunc(s / x.to(torch.float64)).to(x.dtype)
 
@@ -485,8 +492,18 @@ def _scalar_compute(fn: Fn) -> Fn:
             # MXNet: a non-integer scalar on an integer array promotes to float64.
             x = x.to(torch.float64)
         return fn(x, _scalar_value(x, attrs.scalar))
+    if fn in _TENSOR_SCALAR:
+        # what the compute is for a float32 or float64 ``x``, given the scalar as a
+        # 0-dim tensor of x's dtype: NDArray's operator methods keep such tensors, which
+        # spares torch wrapping the Python number (2 us of ``x + 1``'s 4)
+        compute.tensor_scalar = fn
     return compute
 
+
+_TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
+    "_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
+    "_rdiv_scalar", "_equal_scalar", "_not_equal_scalar", "_greater_scalar",
+    "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar")}
 
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
