@@ -57,7 +57,9 @@ def _calls(gm, fn):
 def test_training_program_converts_at_the_edges():
     program = GraphProgram(_sym()._outputs, channels_last=True)
     gm = program.module(True, torch.device("cpu"))
-    assert len(_calls(gm, layout.to_channels_last)) == 2
+    to_cl = _calls(gm, layout.to_channels_last)
+    # each convolution's weight and output
+    assert sorted(str(n.args[0]) for n in to_cl) == ["c1", "c1_weight", "c2", "c2_weight"]
     dense = _calls(gm, layout.to_dense)
     # one copy of r2 serves both Flatten and the second output
     assert len(dense) == 1 and len(dense[0].users) == 2

@@ -3,11 +3,13 @@
 MXNet's oneDNN build keeps convolution activations in oneDNN's own blocked layout from
 one convolution to the next, for training as for inference, and reorders them back to
 NCHW only where an operator needs it. The same is done here with torch's
-``channels_last`` memory format: a 2-D convolution's output is made channels-last, the
-operators that compute on any strides and keep the format (activations, pooling,
-BatchNorm, elementwise sums) pass it on, and everything else (Flatten, FullyConnected,
-reshapes, the graph's outputs) receives a dense NCHW copy. Values are unchanged: only
-the strides differ, and no tensor leaves the program channels-last.
+``channels_last`` memory format: a 2-D convolution takes its weight channels-last and
+its output is made channels-last, the operators that compute on any strides and keep
+the format (activations, pooling, BatchNorm, elementwise sums) pass it on, and
+everything else (Flatten, FullyConnected, reshapes, the graph's outputs) receives a
+dense NCHW copy. Values are unchanged: only the strides differ, and no tensor leaves
+the program channels-last (gradients included: see ``Executor._hand_over`` and
+``autograd.grad``).
 
 torch's NCHW max pooling runs one window at a time (a 2x2 pooling of 64x20x24x24 takes
 about 2 ms on two cores here); on channels-last input it vectorizes over the channels
