@@ -42,6 +42,13 @@ def test_channels_last_entries():
     program = GraphProgram([mx.sym.Activation(s, act_type="relu", name="r")._outputs[0]])
     cl, _ = layout.channels_last_entries(program.nodes)
     assert _by_name(program, cl) == {"c"}
+    # so is a concatenation: of two convolutions it is channels-last, with data not
+    c2 = mx.sym.Convolution(data, kernel=(1, 1), num_filter=3, name="c2")
+    both = mx.sym.Concat(c, c2, dim=1, name="both")
+    mixed = mx.sym.Concat(c, data, dim=1, name="mixed")
+    program = GraphProgram(mx.sym.Group([both, mixed])._outputs)
+    cl, _ = layout.channels_last_entries(program.nodes)
+    assert _by_name(program, cl) == {"c", "c2", "both"}
     # NHWC and 1-D convolutions keep their layout
     x3 = mx.sym.var("x")
     c1d = mx.sym.Convolution(x3, kernel=(3,), num_filter=2, name="c1d")
@@ -58,8 +65,8 @@ def test_training_program_converts_at_the_edges():
     program = GraphProgram(_sym()._outputs, channels_last=True)
     gm = program.module(True, torch.device("cpu"))
     to_cl = _calls(gm, layout.to_channels_last)
-    # each convolution's weight and output
-    assert sorted(str(n.args[0]) for n in to_cl) == ["c1", "c1_weight", "c2", "c2_weight"]
+    # each convolution's output, and the weight of the one whose data is channels-last
+    assert sorted(str(n.args[0]) for n in to_cl) == ["c1", "c2", "c2_weight"]
     dense = _calls(gm, layout.to_dense)
     # one copy of r2 serves both Flatten and the second output
     assert len(dense) == 1 and len(dense[0].users) == 2
