@@ -384,7 +384,7 @@ def _inplace(dst: NDArray, result: NDArray) -> NDArray:
     return dst
 
 
-_FAST: dict[str, tuple] = {}  # operator name -> (OpDef, attrs cache) for Python operators
+_FAST: dict[str, tuple] = {}  # operator name -> its _fast_entry, for the operator methods
 
 
 def _fast_entry(name: str) -> tuple:
