@@ -470,6 +470,7 @@ def _transforms(kind):
     return kind
 
 
+@pytest.mark.parametrize("tiles", ["F4", "F2"])
 @pytest.mark.parametrize("transforms", ["native", "torch"])
 @pytest.mark.parametrize("shape, k, bias, add, relu", [
     ((2, 32, 8, 8), 40, True, False, False),      # whole tiles
@@ -477,7 +478,7 @@ def _transforms(kind):
     ((3, 64, 5, 4), 48, True, True, False),
     ((1, 100, 6, 10), 70, True, False, True),     # channels beyond one 64-lane block
     ((2, 32, 13, 12), 32, False, False, False)])
-def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transforms):
+def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transforms, tiles):
     rng = torch.Generator().manual_seed(0)
     x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
     w = torch.randn(k, shape[1], 3, 3, generator=rng) * 0.1
@@ -485,7 +486,8 @@ def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transform
     other = torch.randn(shape[0], k, *shape[2:], generator=rng) if add else None
     assert winograd.applicable(w, (1, 1), (1, 1), (1, 1), 1)
     fn = winograd.winograd_conv(w, b, shape, relu, winograd.Workspace(),
-                                transforms=_transforms(transforms))
+                                transforms=_transforms(transforms),
+                                tiles=getattr(winograd, tiles))
     out = fn(x, other) if add else fn(x)
     ref = _conv_ref(x, w, b, other, relu)
     assert out.shape == ref.shape and out.dtype == torch.float32
@@ -514,9 +516,24 @@ def test_winograd_native_takes_any_input_layout_and_checks_shapes():
         fn(x, other[:, :16])
     with pytest.raises(ValueError, match="transforms='fast'"):
         winograd.winograd_conv(w, None, x.shape, False, winograd.Workspace(), "fast")
+    with pytest.raises(ValueError, match="tiles must be F4 or F2"):
+        winograd.winograd_conv(w, None, x.shape, False, winograd.Workspace(),
+                               tiles=winograd.F4._replace(m=6, a=8))
 
 
-def test_winograd_split_between_threads_equals_one_thread(monkeypatch):
+def test_winograd_tile_matrices_are_the_algorithms():
+    """Each algorithm's transforms give the exact 1-D correlation of a 3-tap filter over
+    its input tile (in float64): A^T ((G g) * (B^T d)) == correlate(d, g)."""
+    rng = np.random.RandomState(0)
+    for tiles in (winograd.F4, winograd.F2):
+        assert tiles.bt.shape == (tiles.a, tiles.a) and tiles.at.shape == (tiles.m, tiles.a)
+        d, g = rng.randn(tiles.a), rng.randn(3)
+        got = tiles.at.numpy() @ ((tiles.g.numpy() @ g) * (tiles.bt.numpy() @ d))
+        np.testing.assert_allclose(got, np.correlate(d, g, "valid"), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("tiles", ["F4", "F2"])
+def test_winograd_split_between_threads_equals_one_thread(monkeypatch, tiles):
     _transforms("native")
     rng = torch.Generator().manual_seed(2)
     shape = (8, 64, 32, 32)                               # 36 * 512 * 64 floats: split
@@ -526,7 +543,8 @@ def test_winograd_split_between_threads_equals_one_thread(monkeypatch):
     outs = []
     for threads in (1, 2, 3):
         monkeypatch.setattr(torch, "get_num_threads", lambda t=threads: t)
-        fn = winograd.winograd_conv(w, None, shape, True, winograd.Workspace(), "native")
+        fn = winograd.winograd_conv(w, None, shape, True, winograd.Workspace(), "native",
+                                    getattr(winograd, tiles))
         outs.append(fn(x, other))
     assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2])
     ref = _conv_ref(x, w, None, other, True)
@@ -718,26 +736,51 @@ def test_winograd_in_network_equals_plain_after_shape_change(monkeypatch):
 
 
 @needs_onednn
-@pytest.mark.parametrize("env, timings, used", [("0", None, 0), ("auto", (1.0, 0.5), 2),
-                                                ("auto", (1.0, 0.95), 0)])
-def test_winograd_choice(monkeypatch, env, timings, used):
-    """auto keeps Winograd only where it is timed at least 10% faster; 0 never tries it."""
+@pytest.mark.parametrize("env, timings, f4, f2", [
+    ("0", None, 0, 0),
+    ("auto", [1.0, 0.5, 0.6], 2, 0),     # F2 more than 10% slower than F4
+    ("auto", [1.0, 0.5, 0.54], 0, 2),    # F2 within 10% of F4: its smaller weights win
+    ("auto", [1.0, 0.95, 0.8], 0, 2),
+    ("auto", [1.0, 0.95, 0.95], 0, 0),   # neither 10% faster than oneDNN
+    ("1", None, 2, 0)])                  # always F4, untimed
+def test_winograd_choice(monkeypatch, env, timings, f4, f2):
+    """auto times oneDNN, F4 and (few tiles here) F2, and keeps Winograd only where it is
+    at least 10% faster; 0 never tries it."""
     monkeypatch.setenv("MXTORCH_WINOGRAD", env)
     calls = []
 
-    def timed(direct, wino, args, rounds=3):
-        calls.append(args[0].shape)
+    def timed(kernels, args, rounds=3):
+        calls.append((len(kernels), args[0].shape))
         return timings
-    monkeypatch.setattr(winograd, "faster", timed)
+    monkeypatch.setattr(winograd, "timings", timed)
     net = _wide_net()
     x = _x(2, 8)
     ref = net(x).asnumpy()
     outs, entry = _run_optimized(net, x)
     for o in outs:
         np.testing.assert_allclose(o, ref, rtol=RTOL, atol=ATOL)
-    assert len(_kernel_names(entry, "_winograd")) == used
-    assert len(calls) == (0 if env == "0" else 2)
-    assert all(s == (2, 32, 8, 8) for s in calls)
+    assert len(_kernel_names(entry, "_winograd")) == f4
+    assert len(_kernel_names(entry, "_winograd2x2")) == f2
+    assert calls == ([(3, (2, 32, 8, 8))] * 2 if env == "auto" else [])
+
+
+def test_winograd_f2_is_tried_only_with_few_tiles():
+    assert winograd.few_tiles((1, 256, 14, 14))       # 16 tiles of 4x4
+    assert winograd.few_tiles((2, 32, 8, 8))
+    assert not winograd.few_tiles((1, 64, 56, 56))    # 196
+    assert not winograd.few_tiles((16, 512, 7, 7))    # 64
+
+
+def test_winograd_timings_are_interleaved_best_of_rounds():
+    seen = []
+
+    def kernel(tag):
+        def fn(x):
+            seen.append(tag)
+        return fn
+    times = winograd.timings([kernel("a"), kernel("b"), kernel("c")], (None,), rounds=2)
+    assert seen == ["a", "b", "c"] + ["a", "b", "c"] * 2   # warm-up, then interleaved
+    assert len(times) == 3 and all(0 <= t < 1 for t in times)
 
 
 @needs_onednn

@@ -1,18 +1,20 @@
-"""Winograd F(4x4, 3x3) convolution for the oneDNN inference fusion on CPU.
+"""Winograd F(4x4, 3x3) and F(2x2, 3x3) convolutions for the oneDNN inference fusion on CPU.
 
 A 3x3 stride-1 convolution computed tile by tile with Winograd's minimal filtering
 algorithm (Lavin & Gray, 2015) needs 36 multiplies per 4x4 output tile and channel pair
-instead of 144. oneDNN has a Winograd kernel only for AVX-512. Here the 36 channel mixes
-are one batched GEMM (``torch.bmm``) and the tile transforms are two small C loops
-(:mod:`.native`): one reads the image and writes the transformed tiles, the other turns
-the products back into the output with bias, residual sum and ReLU applied in the same
-pass. Without a C compiler the transforms run as dense torch products (kron-product
-matrices), which take several passes over memory and win only on the larger stages.
-It pays where channels are many and loses where the transforms or the 4x larger
-transformed weights dominate, so :mod:`.fusion` times both on the real shape when the
-program is compiled and keeps the faster one (``MXTORCH_WINOGRAD``: ``auto``, the
-default; ``0`` never; ``1`` always, where applicable). Results equal direct convolution
-within float32 rounding (relative error about 1e-5 of the output's range).
+instead of 144 (F(4x4, 3x3), :data:`F4`), or 16 per 2x2 tile instead of 36 (:data:`F2`).
+oneDNN has a Winograd kernel only for AVX-512. Here the channel mixes are one batched
+GEMM (``torch.bmm``) and the tile transforms are two small C loops (:mod:`.native`): one
+reads the image and writes the transformed tiles, the other turns the products back
+into the output with bias, residual sum and ReLU applied in the same pass. Without a C
+compiler the transforms run as dense torch products (kron-product matrices), which take
+several passes over memory and win only on the larger stages. It pays where channels
+are many and loses where the transforms or the larger transformed weights (4x for F4,
+16/9 for F2) dominate, so :mod:`.fusion` times the direct convolution and both
+algorithms on the real shape when the program is compiled and keeps the fastest
+(``MXTORCH_WINOGRAD``: ``auto``, the default; ``0`` never; ``1`` always F4, where
+applicable). Results equal direct convolution within float32 rounding (relative error
+about 1e-5 of the output's range for F4, less for F2).
 
 Intermediate buffers come from a :class:`Workspace` shared by the kernels of one
 compiled program (they run one after another), as MXNet's ``static_alloc`` keeps one
@@ -26,28 +28,52 @@ import os
 import queue
 import threading
 import time
-from typing import Callable
+from functools import partial
+from typing import Callable, NamedTuple
 
 import torch
 
 from ..ops import native
 
-__all__ = ["Workspace", "applicable", "mode", "winograd_conv", "faster",
-           "native_transforms"]
+__all__ = ["Workspace", "Tiles", "F4", "F2", "applicable", "mode", "winograd_conv",
+           "few_tiles", "timings", "native_transforms"]
 
-_M, _A = 4, 6  # output tile, input tile
 _CL = torch.channels_last
 
-# Lavin & Gray's F(4, 3) matrices with interpolation points 0, +-1, +-2 (float64).
-_BT = torch.tensor([[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
-                    [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]],
-                   dtype=torch.float64)
-_G = torch.tensor([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
-                   [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]],
-                  dtype=torch.float64)
-_AT = torch.tensor([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
-                    [0, 1, -1, 8, -8, 1]], dtype=torch.float64)
+
+class Tiles(NamedTuple):
+    """One Winograd F(m x m, 3x3) algorithm: ``m`` output and ``a = m + 2`` input pixels
+    per tile side, its matrices (float64) and its C entry points."""
+    m: int
+    a: int
+    bt: torch.Tensor   # (a, a): input transform
+    g: torch.Tensor    # (a, 3): weight transform
+    at: torch.Tensor   # (m, a): output transform
+    c_input: str
+    c_output: str
+
+
+_t = partial(torch.tensor, dtype=torch.float64)
+#: Lavin & Gray's F(4, 3) with interpolation points 0, +-1, +-2: 36 multiplies per 16
+#: outputs; the transformed weights are 4x the size of the weights.
+F4 = Tiles(4, 6,
+           _t([[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
+               [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]]),
+           _t([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
+               [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]]),
+           _t([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
+               [0, 1, -1, 8, -8, 1]]),
+           "wg_input", "wg_output")
+#: F(2, 3) with points 0, +-1: 16 multiplies per 4 outputs, weights 16/9 the size. It
+#: wins where F(4, 3) is bound by reading its weights (few tiles: batch 1, 14x14 maps).
+F2 = Tiles(2, 4,
+           _t([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]),
+           _t([[1, 0, 0], [1 / 2, 1 / 2, 1 / 2], [1 / 2, -1 / 2, 1 / 2], [0, 0, 1]]),
+           _t([[1, 1, 1, 0], [0, 1, -1, -1]]),
+           "wg2_input", "wg2_output")
+del _t
 _MIN_CHANNELS = 32  # below this the transforms cost more than the multiplies saved
+_FEW_TILES = 64
 _MODES = {"": "auto", "auto": "auto", "0": "off", "off": "off", "false": "off",
           "1": "on", "on": "on", "true": "on"}
 
@@ -71,6 +97,13 @@ def applicable(weight: torch.Tensor, pad, stride, dilate, groups: int) -> bool:
             and min(weight.shape[0], weight.shape[1]) >= _MIN_CHANNELS)
 
 
+def few_tiles(data_shape) -> bool:
+    """Whether F4 has so few tiles on ``data_shape`` (under 64, the rows of its GEMMs)
+    that reading its 4x larger weights bounds it, and F2 may be faster."""
+    n, _, h, w = data_shape
+    return n * -(-h // F4.m) * -(-w // F4.m) < _FEW_TILES
+
+
 class Workspace(threading.local):
     """Flat float32 buffers reused between calls, one set per thread."""
 
@@ -88,13 +121,20 @@ class Workspace(threading.local):
 
 
 _C_SOURCE = r"""
-/* Winograd F(4x4, 3x3) tile transforms (mxtorch/graph/winograd.py). Channels innermost:
-   images are NHWC, transformed tiles are (36, tiles, channels). The lane loops take
-   restrict pointers so that the compiler vectorizes them. */
+/* Winograd F(4x4, 3x3) and F(2x2, 3x3) tile transforms (mxtorch/graph/winograd.py).
+   Channels innermost: images are NHWC, transformed tiles are (A*A, tiles, channels) for
+   input tiles of A = M + 2 pixels and output tiles of M. A row transform maps A lanes of
+   n channels to A (input) or M (output) lanes; its pointers are restrict parameters so
+   that the compiler vectorizes the lane loop. The tile loops are written
+   once and inlined into each size's entry points, where the size is a constant. */
 #define CB 64
 #define R restrict
+#define AMAX 6
+#define MMAX 4
 
-/* o_i = sum_a BT[i][a] d_a over n lanes (the rows of Lavin & Gray's B^T) */
+#define INLINE static inline __attribute__((always_inline))
+
+/* F(4, 3), points 0, +-1, +-2: o_i = sum_a BT[i][a] d_a */
 static inline void bt6(const float *R d0, const float *R d1, const float *R d2,
                        const float *R d3, const float *R d4, const float *R d5,
                        float *R o0, float *R o1, float *R o2, float *R o3, float *R o4,
@@ -110,7 +150,7 @@ static inline void bt6(const float *R d0, const float *R d1, const float *R d2,
     }
 }
 
-/* o_s = sum_j AT[s][j] m_j over n lanes */
+/* F(4, 3): o_s = sum_j AT[s][j] m_j */
 static inline void at6(const float *R m0, const float *R m1, const float *R m2,
                        const float *R m3, const float *R m4, const float *R m5,
                        float *R o0, float *R o1, float *R o2, float *R o3, int n) {
@@ -122,6 +162,43 @@ static inline void at6(const float *R m0, const float *R m1, const float *R m2,
         o2[q] = p12 + 4.f * p34;
         o3[q] = d12 + 8.f * d34 + m5[q];
     }
+}
+
+/* F(2, 3), points 0, +-1 */
+static inline void bt4(const float *R d0, const float *R d1, const float *R d2,
+                       const float *R d3, float *R o0, float *R o1, float *R o2,
+                       float *R o3, int n) {
+    for (int q = 0; q < n; q++) {
+        float a0 = d0[q], a1 = d1[q], a2 = d2[q], a3 = d3[q];
+        o0[q] = a0 - a2;
+        o1[q] = a1 + a2;
+        o2[q] = a2 - a1;
+        o3[q] = a1 - a3;
+    }
+}
+
+static inline void at4(const float *R m0, const float *R m1, const float *R m2,
+                       const float *R m3, float *R o0, float *R o1, int n) {
+    for (int q = 0; q < n; q++) {
+        o0[q] = m0[q] + m1[q] + m2[q];
+        o1[q] = m1[q] - m2[q] - m3[q];
+    }
+}
+
+/* the input (B^T) and output (A^T) row transforms of tile size a (constant where the
+   tile loops are instantiated, so the branch folds away) */
+INLINE void bt_rows(int a, const float **s, float **o, int n) {
+    if (a == 6)
+        bt6(s[0], s[1], s[2], s[3], s[4], s[5], o[0], o[1], o[2], o[3], o[4], o[5], n);
+    else
+        bt4(s[0], s[1], s[2], s[3], o[0], o[1], o[2], o[3], n);
+}
+
+INLINE void at_rows(int a, const float **s, float **o, int n) {
+    if (a == 6)
+        at6(s[0], s[1], s[2], s[3], s[4], s[5], o[0], o[1], o[2], o[3], n);
+    else
+        at4(s[0], s[1], s[2], s[3], o[0], o[1], n);
 }
 
 /* dst = relu?(y + bias [+ other]) over n lanes */
@@ -145,70 +222,93 @@ static inline void finish(const float *R y, const float *R bias, const float *R 
     }
 }
 
-/* x (n,h,w,c) -> v (36, n*th*tw, c) for tiles [t0, t1); padding 1 reads as zeros */
-void wg_input(const float *x, float *v, int n, int h, int w, int c, int th, int tw,
-              long long t0, long long t1) {
+/* x (n,h,w,c) -> v (A*A, n*th*tw, c) for tiles [t0, t1); padding 1 reads as zeros */
+INLINE void input_tiles(const float *x, float *v, int n, int h, int w, int c, int th,
+                        int tw, long long t0, long long t1, const int A, const int M) {
     static const float zeros[CB];
-    float t[6][6][CB];
+    float t[AMAX][AMAX][CB];
     long long nt = (long long)n * th * tw;
     for (long long tile = t0; tile < t1; tile++) {
         long long b = tile / ((long long)th * tw);
         int r = (int)(tile % ((long long)th * tw)), ty = r / tw, tx = r % tw;
         for (int c0 = 0; c0 < c; c0 += CB) {
             int cn = c - c0 < CB ? c - c0 : CB;
-            const float *s[6][6];
-            for (int a = 0; a < 6; a++) {
-                int yy = ty * 4 + a - 1;
-                for (int e = 0; e < 6; e++) {
-                    int xx = tx * 4 + e - 1;
-                    s[a][e] = (yy < 0 || yy >= h || xx < 0 || xx >= w) ? zeros
+            const float *src[AMAX];
+            float *dst[AMAX];
+            for (int e = 0; e < A; e++) {   /* columns of the tile: transform the rows */
+                int xx = tx * M + e - 1;
+                for (int a = 0; a < A; a++) {
+                    int yy = ty * M + a - 1;
+                    src[a] = (yy < 0 || yy >= h || xx < 0 || xx >= w) ? zeros
                         : x + ((b * h + yy) * w + xx) * c + c0;
+                    dst[a] = t[a][e];
                 }
+                bt_rows(A, src, dst, cn);
             }
-            for (int e = 0; e < 6; e++)
-                bt6(s[0][e], s[1][e], s[2][e], s[3][e], s[4][e], s[5][e],
-                    t[0][e], t[1][e], t[2][e], t[3][e], t[4][e], t[5][e], cn);
-            for (int i = 0; i < 6; i++) {
-                float *o = v + ((long long)(i * 6) * nt + tile) * c + c0;
-                long long step = nt * c;
-                bt6(t[i][0], t[i][1], t[i][2], t[i][3], t[i][4], t[i][5],
-                    o, o + step, o + 2 * step, o + 3 * step, o + 4 * step, o + 5 * step, cn);
+            for (int i = 0; i < A; i++) {   /* rows: transform the columns */
+                for (int j = 0; j < A; j++) {
+                    src[j] = t[i][j];
+                    dst[j] = v + ((long long)(i * A + j) * nt + tile) * c + c0;
+                }
+                bt_rows(A, src, dst, cn);
             }
         }
     }
 }
 
-/* m (36, n*th*tw, k) -> out (n,h,w,k) = relu?(A^T m A + bias [+ other]) for tiles [t0, t1) */
-void wg_output(const float *m, const float *bias, const float *other, float *out,
-               int n, int h, int w, int k, int th, int tw, int relu, long long t0,
-               long long t1) {
-    float t[6][4][CB], y[4][4][CB];
+/* m (A*A, n*th*tw, k) -> out (n,h,w,k) = relu?(A^T m A + bias [+ other]) for tiles
+   [t0, t1) */
+INLINE void output_tiles(const float *m, const float *bias, const float *other,
+                         float *out, int n, int h, int w, int k, int th, int tw, int relu,
+                         long long t0, long long t1, const int A, const int M) {
+    float t[AMAX][MMAX][CB], y[MMAX][MMAX][CB];
     long long nt = (long long)n * th * tw, step = nt * k;
     for (long long tile = t0; tile < t1; tile++) {
         long long b = tile / ((long long)th * tw);
         int r = (int)(tile % ((long long)th * tw)), ty = r / tw, tx = r % tw;
         for (int k0 = 0; k0 < k; k0 += CB) {
             int kn = k - k0 < CB ? k - k0 : CB;
-            for (int i = 0; i < 6; i++) {
-                const float *s = m + ((long long)(i * 6) * nt + tile) * k + k0;
-                at6(s, s + step, s + 2 * step, s + 3 * step, s + 4 * step, s + 5 * step,
-                    t[i][0], t[i][1], t[i][2], t[i][3], kn);
+            const float *src[AMAX];
+            float *dst[AMAX];
+            for (int i = 0; i < A; i++) {
+                const float *s = m + ((long long)(i * A) * nt + tile) * k + k0;
+                for (int j = 0; j < A; j++) src[j] = s + j * step;
+                for (int e = 0; e < M; e++) dst[e] = t[i][e];
+                at_rows(A, src, dst, kn);
             }
-            for (int e = 0; e < 4; e++)
-                at6(t[0][e], t[1][e], t[2][e], t[3][e], t[4][e], t[5][e],
-                    y[0][e], y[1][e], y[2][e], y[3][e], kn);
-            for (int rr = 0; rr < 4 && ty * 4 + rr < h; rr++)
-                for (int ss = 0; ss < 4 && tx * 4 + ss < w; ss++) {
-                    long long off = ((b * h + ty * 4 + rr) * w + tx * 4 + ss) * k + k0;
+            for (int e = 0; e < M; e++) {
+                for (int i = 0; i < A; i++) src[i] = t[i][e];
+                for (int rr = 0; rr < M; rr++) dst[rr] = y[rr][e];
+                at_rows(A, src, dst, kn);
+            }
+            for (int rr = 0; rr < M && ty * M + rr < h; rr++)
+                for (int ss = 0; ss < M && tx * M + ss < w; ss++) {
+                    long long off = ((b * h + ty * M + rr) * w + tx * M + ss) * k + k0;
                     finish(y[rr][ss], bias + k0, other ? other + off : 0, out + off, relu, kn);
                 }
         }
     }
 }
+
+/* the C entry points of one tile size: PREFIX_input and PREFIX_output */
+#define ENTRY_POINTS(PREFIX, A, M)                                                        \
+    void PREFIX##_input(const float *x, float *v, int n, int h, int w, int c, int th,     \
+                        int tw, long long t0, long long t1) {                             \
+        input_tiles(x, v, n, h, w, c, th, tw, t0, t1, A, M);                              \
+    }                                                                                     \
+    void PREFIX##_output(const float *m, const float *bias, const float *other,           \
+                         float *out, int n, int h, int w, int k, int th, int tw,          \
+                         int relu, long long t0, long long t1) {                          \
+        output_tiles(m, bias, other, out, n, h, w, k, th, tw, relu, t0, t1, A, M);        \
+    }
+
+ENTRY_POINTS(wg, 6, 4)
+ENTRY_POINTS(wg2, 4, 2)
 """
 _P, _I, _L = ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong
-_SIGNATURES = {"wg_input": (None, [_P, _P] + [_I] * 6 + [_L, _L]),
-               "wg_output": (None, [_P] * 4 + [_I] * 7 + [_L, _L])}
+_SIGNATURES = {name: sig for prefix in ("wg", "wg2") for name, sig in (
+    (prefix + "_input", (None, [_P, _P] + [_I] * 6 + [_L, _L])),
+    (prefix + "_output", (None, [_P] * 4 + [_I] * 7 + [_L, _L])))}
 _SPLIT_FLOATS = 1 << 20  # transforms writing fewer floats run on the calling thread only
 
 
@@ -273,19 +373,23 @@ _SPLITTER = _Splitter()
 
 
 def winograd_conv(weight: torch.Tensor, bias: torch.Tensor | None, data_shape,
-                  relu: bool, workspace: Workspace, transforms: str = "auto") -> Callable:
+                  relu: bool, workspace: Workspace, transforms: str = "auto",
+                  tiles: Tiles = F4) -> Callable:
     """``fn(x[, other])``: ``relu?(conv3x3(x, weight, pad=1) + bias [+ other])`` for
     NCHW inputs of ``data_shape``; the result is a fresh channels-last NCHW tensor.
 
     ``transforms``: ``"native"`` (the compiled C loops), ``"torch"`` (dense torch
-    products) or ``"auto"`` (native where a compiler is available)."""
+    products) or ``"auto"`` (native where a compiler is available). ``tiles``: the
+    algorithm, :data:`F4` or :data:`F2`."""
     if transforms not in ("auto", "native", "torch"):
         raise ValueError(f"winograd_conv: transforms={transforms!r}: expected auto, "
                          "native or torch")
+    if tiles is not F4 and tiles is not F2:
+        raise ValueError(f"winograd_conv: tiles must be F4 or F2, got {tiles!r}")
     k, c = weight.shape[:2]
-    g = _G.to(weight.device)
+    g = tiles.g.to(weight.device)
     u = torch.einsum("ai,kcij,bj->abck", g, weight.double(), g)
-    u = u.reshape(_A * _A, c, k).float().contiguous()
+    u = u.reshape(tiles.a * tiles.a, c, k).float().contiguous()
     b = torch.zeros(k, device=weight.device) if bias is None else bias.float().contiguous()
     lib = None
     if transforms != "torch" and weight.device.type == "cpu":
@@ -294,30 +398,32 @@ def winograd_conv(weight: torch.Tensor, bias: torch.Tensor | None, data_shape,
             raise RuntimeError("winograd_conv: the native transforms are not available "
                                "(no C compiler, or MXTORCH_NATIVE=0)")
     if lib is not None:
-        return _native_conv(lib, u, b, tuple(data_shape), relu, workspace)
-    return _torch_conv(u, b, tuple(data_shape), relu, workspace)
+        return _native_conv(lib, tiles, u, b, tuple(data_shape), relu, workspace)
+    return _torch_conv(tiles, u, b, tuple(data_shape), relu, workspace)
 
 
-def _native_conv(lib, u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu: bool,
-                 ws: Workspace) -> Callable:
+def _native_conv(lib, tiles: Tiles, u: torch.Tensor, b: torch.Tensor, data_shape: tuple,
+                 relu: bool, ws: Workspace) -> Callable:
     """Transforms in C (one pass each), channel mixes in one bmm."""
     c, k = u.shape[1:]
     n, _, h, w = data_shape
-    th, tw = -(-h // _M), -(-w // _M)
+    th, tw = -(-h // tiles.m), -(-w // tiles.m)
     nt = n * th * tw
-    parts_in = torch.get_num_threads() if _A * _A * nt * c >= _SPLIT_FLOATS else 1
-    parts_out = torch.get_num_threads() if _A * _A * nt * k >= _SPLIT_FLOATS else 1
+    aa = tiles.a * tiles.a
+    parts_in = torch.get_num_threads() if aa * nt * c >= _SPLIT_FLOATS else 1
+    parts_out = torch.get_num_threads() if aa * nt * k >= _SPLIT_FLOATS else 1
     dims = (n, h, w)
+    c_input, c_output = getattr(lib, tiles.c_input), getattr(lib, tiles.c_output)
 
     def fn(x: torch.Tensor, other: torch.Tensor | None = None) -> torch.Tensor:
         if tuple(x.shape) != data_shape or x.dtype != torch.float32 or x.is_cuda:
             raise ValueError(f"winograd: built for float32 CPU data of shape {data_shape}, "
                              f"got {x.dtype} {tuple(x.shape)} on {x.device}")
         x = x.contiguous(memory_format=_CL)
-        v = ws.get("v", (_A * _A, nt, c))
-        _SPLITTER.run(lib.wg_input, (x.data_ptr(), v.data_ptr(), *dims, c, th, tw),
+        v = ws.get("v", (aa, nt, c))
+        _SPLITTER.run(c_input, (x.data_ptr(), v.data_ptr(), *dims, c, th, tw),
                       nt, parts_in)
-        m = torch.bmm(v, u, out=ws.get("m", (_A * _A, nt, k)))
+        m = torch.bmm(v, u, out=ws.get("m", (aa, nt, k)))
         out = torch.empty((n, k, h, w), memory_format=_CL)
         other_ptr = None
         if other is not None:
@@ -326,46 +432,47 @@ def _native_conv(lib, u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu:
                                  f"{(n, k, h, w)}, got {other.dtype} {tuple(other.shape)}")
             other = other.contiguous(memory_format=_CL)
             other_ptr = other.data_ptr()
-        _SPLITTER.run(lib.wg_output, (m.data_ptr(), b.data_ptr(), other_ptr, out.data_ptr(),
+        _SPLITTER.run(c_output, (m.data_ptr(), b.data_ptr(), other_ptr, out.data_ptr(),
                                       *dims, k, th, tw, int(relu)), nt, parts_out)
         return out
     return fn
 
 
-def _torch_conv(u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu: bool,
-                ws: Workspace) -> Callable:
+def _torch_conv(tiles: Tiles, u: torch.Tensor, b: torch.Tensor, data_shape: tuple,
+                relu: bool, ws: Workspace) -> Callable:
     """Transforms as dense products with the kron-product matrices (no compiler)."""
     c, k = u.shape[1:]
     n, _, h, w = data_shape
-    th, tw = -(-h // _M), -(-w // _M)
+    tm, ta = tiles.m, tiles.a
+    th, tw = -(-h // tm), -(-w // tm)
     nt = n * th * tw
-    bt = torch.kron(_BT, _BT).float().to(u.device)   # (36, 36) on row-major tiles
-    at = torch.kron(_AT, _AT).float().to(u.device)   # (16, 36)
-    cropped = bool(h % _M or w % _M)
+    bt = torch.kron(tiles.bt, tiles.bt).float().to(u.device)  # (ta*ta, ta*ta) on row-major tiles
+    at = torch.kron(tiles.at, tiles.at).float().to(u.device)  # (tm*tm, ta*ta)
+    cropped = bool(h % tm or w % tm)
 
     def fn(x: torch.Tensor, other: torch.Tensor | None = None) -> torch.Tensor:
-        xp = ws.get("pad", (n, th * _M + 2, tw * _M + 2, c))
+        xp = ws.get("pad", (n, th * tm + 2, tw * tm + 2, c))
         xp[:, 0].zero_()
         xp[:, h + 1:].zero_()
         xp[:, 1:h + 1, 0].zero_()
         xp[:, 1:h + 1, w + 1:].zero_()
         xp[:, 1:h + 1, 1:w + 1].copy_(x.permute(0, 2, 3, 1))
         s = xp.stride()
-        tiles = xp.as_strided((_A, _A, n, th, tw, c),
-                              (s[1], s[2], s[0], _M * s[1], _M * s[2], s[3]))
-        d = ws.get("tiles", (_A, _A, n, th, tw, c))
-        d.copy_(tiles)
-        v = torch.mm(bt, d.view(_A * _A, -1), out=ws.get("v", (_A * _A, nt * c)))
-        m = torch.bmm(v.view(_A * _A, nt, c), u, out=ws.get("m", (_A * _A, nt, k)))
-        y = torch.mm(at, m.view(_A * _A, -1), out=ws.get("y", (_M * _M, nt * k)))
-        y = y.view(_M, _M, n, th, tw, k).permute(2, 3, 0, 4, 1, 5)
+        windows = xp.as_strided((ta, ta, n, th, tw, c),
+                                (s[1], s[2], s[0], tm * s[1], tm * s[2], s[3]))
+        d = ws.get("tiles", (ta, ta, n, th, tw, c))
+        d.copy_(windows)
+        v = torch.mm(bt, d.view(ta * ta, -1), out=ws.get("v", (ta * ta, nt * c)))
+        m = torch.bmm(v.view(ta * ta, nt, c), u, out=ws.get("m", (ta * ta, nt, k)))
+        y = torch.mm(at, m.view(ta * ta, -1), out=ws.get("y", (tm * tm, nt * k)))
+        y = y.view(tm, tm, n, th, tw, k).permute(2, 3, 0, 4, 1, 5)
         if cropped:
-            full = ws.get("full", (n, th, _M, tw, _M, k))
+            full = ws.get("full", (n, th, tm, tw, tm, k))
             torch.add(y, b, out=full)
-            out = full.view(n, th * _M, tw * _M, k)[:, :h, :w].contiguous()
+            out = full.view(n, th * tm, tw * tm, k)[:, :h, :w].contiguous()
         else:
             out = torch.empty(n, h, w, k, device=x.device)
-            torch.add(y, b, out=out.view(n, th, _M, tw, _M, k))
+            torch.add(y, b, out=out.view(n, th, tm, tw, tm, k))
         if other is not None:
             out.add_(other.permute(0, 2, 3, 1))
         if relu:
@@ -374,15 +481,15 @@ def _torch_conv(u: torch.Tensor, b: torch.Tensor, data_shape: tuple, relu: bool,
     return fn
 
 
-def faster(first: Callable, second: Callable, args: tuple, rounds: int = 3) -> tuple:
-    """Time two kernels on ``args``, interleaved, after one warm-up call each: the best
-    seconds of each, ``(t_first, t_second)``."""
-    best = [float("inf"), float("inf")]
-    for f in (first, second):
+def timings(kernels, args: tuple, rounds: int = 3) -> list[float]:
+    """Time kernels on ``args``, interleaved, after one warm-up call each: the best
+    seconds of each, in order."""
+    best = [float("inf")] * len(kernels)
+    for f in kernels:
         f(*args)
     for _ in range(rounds):
-        for i, f in enumerate((first, second)):
+        for i, f in enumerate(kernels):
             t0 = time.perf_counter()
             f(*args)
             best[i] = min(best[i], time.perf_counter() - t0)
-    return best[0], best[1]
+    return best
