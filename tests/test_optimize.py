@@ -16,7 +16,7 @@ import torch.nn.functional as F
 import mxtorch as mx
 from mxtorch.gluon import nn
 from mxtorch.graph import fusion, optimize, winograd
-from mxtorch.ops import native
+from mxtorch.ops import gemm, native
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -470,23 +470,36 @@ def _transforms(kind):
     return kind
 
 
+def _native_path(monkeypatch, path):
+    """The native kernels' channel mixes: ``blocked`` (C with MKL's sgemm, block by
+    block) or ``bmm`` (one torch.bmm between the two transforms)."""
+    _transforms("native")
+    if path == "bmm":
+        monkeypatch.setattr(winograd, "_BLOCKED_CHANNELS", 0)
+    elif gemm.mkl_entry_points() is None:
+        pytest.skip("torch without MKL's sgemm: no blocked Winograd kernel")
+
+
 @pytest.mark.parametrize("tiles", ["F4", "F2"])
-@pytest.mark.parametrize("transforms", ["native", "torch"])
+@pytest.mark.parametrize("transforms", ["blocked", "bmm", "torch"])
 @pytest.mark.parametrize("shape, k, bias, add, relu", [
     ((2, 32, 8, 8), 40, True, False, False),      # whole tiles
     ((1, 33, 7, 9), 32, False, True, True),       # cropped tiles, no bias, sum + relu
     ((3, 64, 5, 4), 48, True, True, False),
     ((1, 100, 6, 10), 70, True, False, True),     # channels beyond one 64-lane block
     ((2, 32, 13, 12), 32, False, False, False)])
-def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transforms, tiles):
+def test_winograd_kernel_equals_convolution(shape, k, bias, add, relu, transforms, tiles,
+                                            monkeypatch):
     rng = torch.Generator().manual_seed(0)
     x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
     w = torch.randn(k, shape[1], 3, 3, generator=rng) * 0.1
     b = torch.randn(k, generator=rng) if bias else None
     other = torch.randn(shape[0], k, *shape[2:], generator=rng) if add else None
     assert winograd.applicable(w, (1, 1), (1, 1), (1, 1), 1)
+    if transforms != "torch":
+        _native_path(monkeypatch, transforms)
     fn = winograd.winograd_conv(w, b, shape, relu, winograd.Workspace(),
-                                transforms=_transforms(transforms),
+                                transforms="torch" if transforms == "torch" else "native",
                                 tiles=getattr(winograd, tiles))
     out = fn(x, other) if add else fn(x)
     ref = _conv_ref(x, w, b, other, relu)
@@ -532,9 +545,10 @@ def test_winograd_tile_matrices_are_the_algorithms():
         np.testing.assert_allclose(got, np.correlate(d, g, "valid"), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("path", ["blocked", "bmm"])
 @pytest.mark.parametrize("tiles", ["F4", "F2"])
-def test_winograd_split_between_threads_equals_one_thread(monkeypatch, tiles):
-    _transforms("native")
+def test_winograd_split_between_threads_equals_one_thread(monkeypatch, tiles, path):
+    _native_path(monkeypatch, path)
     rng = torch.Generator().manual_seed(2)
     shape = (8, 64, 32, 32)                               # 36 * 512 * 64 floats: split
     x = torch.randn(shape, generator=rng).contiguous(memory_format=torch.channels_last)
@@ -555,14 +569,18 @@ def test_splitter_hands_errors_back_and_survives_a_fork():
     splitter = winograd._Splitter()
     seen = []
 
-    def part(tag, lo, hi):
+    def part(tag, *rest):
+        *buf, lo, hi = rest
         if lo > 0 and tag == "bad":
             raise OSError("part failed")
-        seen.append((lo, hi))
+        seen.append((lo, hi) + tuple(buf))
     splitter.run(part, ("ok",), 10, 3)
     assert sorted(seen) == [(0, 3), (3, 6), (6, 10)]
     with pytest.raises(OSError, match="part failed"):
         splitter.run(part, ("bad",), 10, 2)
+    seen.clear()
+    splitter.run(part, ("ok",), 10, 3, each=(("x",), ("y",)))   # two parts: two buffers
+    assert sorted(seen) == [(0, 5, "x"), (5, 10, "y")]
     splitter._pid = -1                       # as in a forked child: new helper threads
     seen.clear()
     splitter.run(part, ("ok",), 4, 2)

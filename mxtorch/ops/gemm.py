@@ -29,7 +29,7 @@ import torch
 
 from . import native, tuning
 
-__all__ = ["available", "mm", "addmm", "linear", "applies", "planned"]
+__all__ = ["available", "mm", "addmm", "linear", "applies", "planned", "mkl_entry_points"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -207,8 +207,16 @@ _dispatch_mode = torch._C._get_dispatch_mode
 _PROXY = torch._C._TorchDispatchModeKey.PROXY
 
 
+def mkl_entry_points() -> tuple[int, int] | None:
+    """Addresses of MKL's ``sgemm_`` and ``MKL_Set_Num_Threads_Local`` in torch's library
+    (None without them, or with ``MXTORCH_GEMM=0``); looked up once."""
+    if "entry" not in _state:
+        _state["entry"] = (_mkl_entry_points() if native.switched_on("MXTORCH_GEMM")
+                           else None)
+    return _state["entry"]
+
+
 def _mkl_entry_points() -> tuple[int, int] | None:
-    """Addresses of MKL's ``sgemm_`` and ``MKL_Set_Num_Threads_Local`` in torch's library."""
     if platform.system() != "Linux" or not torch.backends.mkl.is_available():
         return None
     path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
@@ -226,15 +234,14 @@ def _library():
     if "lib" in _state:
         return _state["lib"]
     lib = None
-    if native.switched_on("MXTORCH_GEMM"):
-        entry = _mkl_entry_points()
-        if entry is not None:
-            lib = native.load("gemm", _C_SOURCE, _SIGNATURES)
-        if lib is not None:
-            lib.mxg_init(entry[0], entry[1], SPIN_US * 1000)
-            if not _self_test(lib):
-                _LOG.debug("gemm: MKL's sgemm_ disagrees with torch.mm; not used")
-                lib = None
+    entry = mkl_entry_points()
+    if entry is not None:
+        lib = native.load("gemm", _C_SOURCE, _SIGNATURES)
+    if lib is not None:
+        lib.mxg_init(entry[0], entry[1], SPIN_US * 1000)
+        if not _self_test(lib):
+            _LOG.debug("gemm: MKL's sgemm_ disagrees with torch.mm; not used")
+            lib = None
     _state["lib"] = lib
     return lib
 
