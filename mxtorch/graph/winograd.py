@@ -461,7 +461,8 @@ def winograd_conv(weight: torch.Tensor, bias: torch.Tensor | None, data_shape,
 def _native_conv(lib, tiles: Tiles, u: torch.Tensor, b: torch.Tensor, data_shape: tuple,
                  relu: bool, ws: Workspace) -> Callable:
     """Transforms in C (one pass each), channel mixes in one bmm; or, where the
-    transformed weights fit in cache, all three in C block by block (:func:`_blocked`)."""
+    transformed weights fit in cache and torch has MKL, all three in one C loop, block by
+    block of tiles (``wg_fused``)."""
     c, k = u.shape[1:]
     n, _, h, w = data_shape
     th, tw = -(-h // tiles.m), -(-w // tiles.m)
