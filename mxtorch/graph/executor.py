@@ -221,8 +221,7 @@ class Executor:
     def _hand_over(self, res, fresh) -> None:
         """Write (or add) the gradients ``res`` into the bound arrays; a ``fresh`` one (new
         memory nothing else holds) that is dense becomes the array's contents without a
-        copy. The
-        NDArray object the caller holds is unchanged."""
+        copy. The NDArray object the caller holds is unchanged."""
         for (_, i), g, new in zip(self._grad_slots, res, fresh):
             arr = self.grad_arrays[i]
             buf = arr._t

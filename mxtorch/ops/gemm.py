@@ -380,7 +380,8 @@ class _Linear(torch.autograd.Function):
 def applies(x: torch.Tensor, weight: torch.Tensor) -> bool:
     """Whether :func:`linear` should run ``x W^T`` on the pool: OpenMP's workers sleep
     between regions, and the operands are 2-D float32 CPU and large enough."""
-    return (_OPENMP_SLEEPS and x.dim() == 2 and weight.dim() == 2 and x.shape[1] == weight.shape[1]
+    return (_OPENMP_SLEEPS and x.dim() == 2 and weight.dim() == 2
+            and x.shape[1] == weight.shape[1]
             and x.shape[0] * weight.shape[0] * weight.shape[1] >= _LINEAR_MACS
             and _usable(x, weight) and _library() is not None)
 

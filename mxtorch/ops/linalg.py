@@ -89,7 +89,8 @@ def _batch_dot_compute(attrs, lhs, rhs):
 
 
 register(OpDef(
-    "batch_dot", _batch_dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS, work=tuning.batch_dot,
+    "batch_dot", _batch_dot_compute, inputs=("lhs", "rhs"), params=_DOT_PARAMS,
+    work=tuning.batch_dot,
     doc="Batched matrix product over the leading dimensions of two N-d arrays (N >= 3)."
         "\n\nParameters\n----------\nlhs : NDArray\nrhs : NDArray\n"
         "transpose_a : bool, optional\ntranspose_b : bool, optional"))

@@ -669,6 +669,7 @@ def _softmax_ce(attrs: Any, data: torch.Tensor, label: torch.Tensor) -> torch.Te
     return F.cross_entropy(data, lab, reduction="none")
 
 
-register(OpDef("_softmax_cross_entropy_rows", _softmax_ce, inputs=("data", "label"), work=tuning.elements,
+register(OpDef("_softmax_cross_entropy_rows", _softmax_ce, inputs=("data", "label"),
+               work=tuning.elements,
                doc="Per-row softmax cross entropy of (batch, classes) logits with sparse "
                    "labels (the NDArray form of Gluon's SoftmaxCrossEntropyLoss)."))

@@ -151,8 +151,8 @@ use_length : bool, default False
 """))
 
 register(OpDef(
-    "log_softmax", _softmax_kind("log_softmax", True, False), params=_SOFTMAX_PARAMS, work=tuning.elements,
-    fluent=True,
+    "log_softmax", _softmax_kind("log_softmax", True, False), params=_SOFTMAX_PARAMS,
+    work=tuning.elements, fluent=True,
     infer_shape=_softmax_infer_shape, infer_type=_softmax_infer_type,
     doc="""Log of the softmax along ``axis``.
 

@@ -90,9 +90,7 @@ def recorded(state, work: float) -> None:
 def recorded_result(state, result) -> None:
     """Note a recorded call of an operator without a ``work`` estimate: one pass over
     its result."""
-    work = result.numel() / _ELEMENTS_PER_US
-    if work > state.work:
-        state.work = work
+    recorded(state, result.numel() / _ELEMENTS_PER_US)
 
 
 def single(work: float = 0.0) -> int:
