@@ -6,7 +6,10 @@ column, interleaved, and print same-run speed ratios against torch eager.
 
 Each column is a long-lived worker process (so torch.compile compiles once); for every
 workload the driver asks the workers in turn for one timing sample, ``rounds`` times, and
-reports medians. Ratios are ``torch eager time / column time`` (> 1: faster than eager).
+reports median times. Ratios are ``torch eager time / column time`` (> 1: faster than
+eager), taken per round from the two samples measured one after the other, so that a
+change in the machine's capacity between rounds cancels out; the row prints their median
+and, in brackets, their range over the rounds.
 The peak memory of a resnet18 training step is measured in a fresh process per column
 (ru_maxrss growth over the step). Only ratios taken in the same run are meaningful on a
 machine whose capacity varies.
@@ -103,12 +106,19 @@ def drive(workloads_: list[str], columns: list[str], rounds: int,
                         samples[c].append(rep["t"])
             results[w] = {c: statistics.median(v) if v else None for c, v in samples.items()}
             results[w]["errors"] = errors
+            results[w]["ratios"] = {c: _paired_ratios(samples.get("torch", []), v)
+                                    for c, v in samples.items()}
             _print_row(w, results[w], columns)
     finally:
         for p in procs.values():
             p.stdin.close()
             p.wait(timeout=60)
     return results
+
+
+def _paired_ratios(base: list[float], samples: list[float]) -> list[float]:
+    """``base[i] / samples[i]`` for every round both columns answered."""
+    return [b / s for b, s in zip(base, samples)] if len(base) == len(samples) else []
 
 
 def _print_row(w: str, res: dict, columns: list[str]) -> None:
@@ -120,7 +130,13 @@ def _print_row(w: str, res: dict, columns: list[str]) -> None:
             cells.append(f"{c}: failed ({res['errors'].get(c, '?')[:60]})")
             continue
         unit = f"{t * 1e6:.2f} us" if t < 1e-3 else f"{t * 1e3:.2f} ms"
-        ratio = f" x{base / t:.2f}" if base else ""
+        ratios = res["ratios"].get(c)
+        ratio = ""
+        if c != "torch" and ratios:
+            ratio = (f" x{statistics.median(ratios):.2f}"
+                     f" [{min(ratios):.2f}-{max(ratios):.2f}]")
+        elif base:
+            ratio = f" x{base / t:.2f}"
         cells.append(f"{c}: {unit}{ratio}")
     extra = ""
     if w == "dispatch_add" and base and res.get("mxtorch"):
