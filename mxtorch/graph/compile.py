@@ -100,12 +100,6 @@ class GraphProgram:
                 args = [env[k] for k in keys]
             else:   # the operator needs NCHW: give it the dense copies
                 args = [nchw(k) if k in cl else env[k] for k in keys]
-            if id(n) in starts and len(args) > 1 and keys[0] in cl:
-                # on channels-last data, channels-last weights too: oneDNN then makes no
-                # reorder of its own (with NCHW weights resnet18's training step was 2%
-                # slower than NCHW); a first convolution, on NCHW data, keeps NCHW
-                # weights (channels-last ones made squeezenet's first layer 30% slower)
-                args[1] = graph.call_function(layout.to_channels_last, (args[1],))
             _record(graph, env, n, graph.call_function(fn, tuple(args)))
             if id(n) in starts:
                 env[(id(n), 0)] = graph.call_function(layout.to_channels_last,
