@@ -139,6 +139,26 @@ def serve(build_one, sync=lambda: None) -> None:
         print(json.dumps(reply), flush=True)
 
 
+def resnet18_train(mx, batch: int = 8):
+    """One hybridized resnet18_v1 training step (for the peak-memory measurement)."""
+    x, y = _data((batch, 3, 224, 224), classes=1000)
+    net = resnet18(mx)
+    net.hybridize(static_alloc=True, static_shape=True)
+    return _gluon_step(mx, net, mx.nd.array(x), mx.nd.array(y), batch)
+
+
+def peak_memory(step, sync=lambda: None, steps: int = 5) -> None:
+    """Print the peak RSS and its growth (MiB) over ``steps`` calls of ``step``, as JSON:
+    the peak settles after three or four (freed blocks are reused only when they fit)."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(steps):
+        step()
+    sync()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_mib": after / 1024, "step_mib": (after - before) / 1024}))
+
+
 def worker() -> None:
     """The ``mxnet`` column: these workloads in real MXNet."""
     os.environ.setdefault("MXNET_MKLDNN_ENABLED", "1")
@@ -147,6 +167,9 @@ def worker() -> None:
     warnings.simplefilter("ignore")
     logging.disable(logging.WARNING)
     import mxnet as mx
+    if sys.argv[1:] == ["--memory"]:
+        peak_memory(resnet18_train(mx), mx.nd.waitall)
+        return
     serve(lambda name: build(mx, name), mx.nd.waitall)
 
 

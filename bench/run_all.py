@@ -11,7 +11,7 @@ eager), taken per round from the two samples measured one after the other, so th
 change in the machine's capacity between rounds cancels out; the row prints their median
 and, in brackets, their range over the rounds.
 The peak memory of a resnet18 training step is measured in a fresh process per column
-(ru_maxrss growth over the step). Only ratios taken in the same run are meaningful on a
+(ru_maxrss growth over five steps). Only ratios taken in the same run are meaningful on a
 machine whose capacity varies.
 
 The optional ``mxnet`` column runs the same workloads in real MXNet 1.9.1
@@ -53,18 +53,14 @@ def worker(column: str) -> None:
 
 
 def memory(column: str) -> None:
-    """Print the ru_maxrss growth (MiB) of two resnet18 training steps (batch 8)."""
+    """The peak RSS of resnet18 training steps (batch 8) for ``column``
+    (``mxnet_ref.peak_memory``)."""
     _setup_process()
-    import resource
     import warnings
     warnings.simplefilter("ignore")
     import workloads
-    step = workloads.resnet18_train_step(column)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    step()
-    step()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_mib": after / 1024, "step_mib": (after - before) / 1024}))
+    from mxnet_ref import peak_memory
+    peak_memory(workloads.resnet18_train_step(column))
 
 
 def _spawn(args: list[str], mxnet_python: str | None = None) -> subprocess.Popen:
@@ -169,10 +165,14 @@ def main() -> None:
           f"ratio = torch eager time / column time (>1 is faster than eager)")
     drive(names, columns, args.rounds, args.mxnet_python)
     if not args.no_memory:
-        for c in [c for c in columns if c not in ("compile", "mxnet")]:
-            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--memory", c],
-                                 capture_output=True, text=True,
-                                 env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+        for c in [c for c in columns if c != "compile"]:
+            env = dict(os.environ, OMP_WAIT_POLICY="passive")
+            if c == "mxnet":
+                env.update(OMP_NUM_THREADS=str(THREADS), MXNET_MKLDNN_ENABLED="1")
+                cmd = [args.mxnet_python, os.path.join(HERE, "mxnet_ref.py"), "--memory"]
+            else:
+                cmd = [sys.executable, os.path.abspath(__file__), "--memory", c]
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env)
             print(f"resnet18 training step b8 peak RSS [{c}]: "
                   f"{out.stdout.strip() or out.stderr.strip()[-300:]}")
 

@@ -14,7 +14,7 @@ import torch.nn as tnn
 import torch.nn.functional as F
 
 import mxtorch as mx
-from mxnet_ref import _data, _gluon_step, resnet18
+from mxnet_ref import _data, resnet18_train
 from mxnet_ref import build as build_mx
 
 WORKLOADS = ["resnet18_b1", "resnet18_b16", "lenet_train_b64", "mlp_fwdbwd_b128",
@@ -169,11 +169,9 @@ def build(workload: str, column: str):
 
 def resnet18_train_step(column: str, batch: int = 8):
     """One resnet18 training step (for the peak-memory measurement)."""
-    x, y = _data((batch, 3, 224, 224), classes=1000)
     if column == "mxtorch":
-        net = resnet18(mx)
-        net.hybridize(static_alloc=True, static_shape=True)
-        return _gluon_step(mx, net, mx.nd.array(x), mx.nd.array(y), batch)
+        return resnet18_train(mx, batch)
+    x, y = _data((batch, 3, 224, 224), classes=1000)
     model = torch_resnet18()
     if column == "compile":
         model = _compile(model)
