@@ -6,13 +6,17 @@ __version__ = "0.1.0"
 
 from . import base
 from .base import MXNetError
+from . import engine, error, log, runtime
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus, gpu_memory_info
+from .util import is_np_shape, set_np_shape, np_shape, use_np_shape
+from .util import is_np_array, np_array, use_np_array, use_np
 from . import ops
 from . import autograd
 from . import ndarray
 from . import ndarray as nd
 from . import random
+from . import random as rnd
 from . import name
 from .attribute import AttrScope
 from . import attribute
@@ -44,11 +48,13 @@ from . import gluon
 from . import rnn
 from . import recordio
 from . import image
+from . import image as img
 from . import util
 from . import numpy
 from . import numpy as np
 from . import numpy_extension
 from . import numpy_extension as npx
+from .symbol.numpy import _symbol as np_symbol
 from . import test_utils
 
 nd.CachedOp = graph.CachedOp
@@ -57,4 +63,6 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils"]
+           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "engine", "error", "log", "runtime",
+           "is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array", "np_array",
+           "use_np_array", "use_np", "rnd", "img", "np_symbol"]

@@ -16,12 +16,17 @@ import weakref
 
 import torch
 
-from .base import MXNetError
+from .base import (MXCallbackList, MXNetError, NDArrayHandle, SymbolHandle, c_array,
+                   c_array_buf, c_handle_array, check_call, mx_uint, string_types)
 from .ops import tuning
 
+# MXNet's autograd module has no __all__: ``from mxnet.autograd import *`` also gives the
+# NDArray and Symbol classes and the ctypes helpers it imports; they are listed here.
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "Function",
-           "get_symbol"]
+           "get_symbol", "NDArray", "Symbol", "MXCallbackList", "c_array", "c_array_buf",
+           "c_handle_array", "check_call", "string_types", "mx_uint", "NDArrayHandle",
+           "SymbolHandle"]
 
 
 class _State(threading.local):
@@ -325,3 +330,15 @@ class Function:
 
     def backward(self, *output_grads):
         raise MXNetError(f"{type(self).__name__} must define backward")
+
+
+def __getattr__(name: str):
+    """``autograd.NDArray`` and ``autograd.Symbol``, as MXNet's module has them (resolved
+    on first use: the array and symbol layers import this module)."""
+    if name == "NDArray":
+        from .ndarray.ndarray import NDArray
+        return NDArray
+    if name == "Symbol":
+        from .symbol.symbol import Symbol
+        return Symbol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

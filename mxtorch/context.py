@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import threading
+import warnings
 
 import torch
 
-from .base import MXNetError
+from .base import MXNetError, _MXClassPropertyMetaClass, classproperty
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
-           "gpu_memory_info"]
+           "gpu_memory_info", "get_cuda_compute_capability"]
 
 
-class Context:
+class Context(metaclass=_MXClassPropertyMetaClass):
     """A device context, as in MXNet.
 
     ``mx.cpu(0)`` and ``mx.cpu(1)`` are distinct contexts that both live on the one CPU
@@ -80,6 +81,31 @@ class Context:
     def __exit__(self, ptype, value, trace):
         Context._default_ctx.value = self._old_ctx
 
+    @classproperty
+    def default_ctx(cls) -> "Context":
+        """The calling thread's default context (deprecated in MXNet: use
+        ``current_context()`` and ``test_utils.set_default_context``)."""
+        warnings.warn("Context.default_ctx has been deprecated. "
+                      "Please use Context.current_context() instead. "
+                      "Please use test_utils.set_default_context to set a default context",
+                      DeprecationWarning)
+        if not hasattr(Context._default_ctx, "value"):
+            cls._default_ctx.value = Context("cpu", 0)
+        return cls._default_ctx.value
+
+    @default_ctx.setter
+    def default_ctx(cls, val: "Context") -> None:
+        warnings.warn("Context.default_ctx has been deprecated. "
+                      "Please use Context.current_context() instead. "
+                      "Please use test_utils.set_default_context to set a default context",
+                      DeprecationWarning)
+        cls._default_ctx.value = val
+
+    @staticmethod
+    def current_context() -> "Context":
+        """The calling thread's current context (``mx.cpu(0)`` unless set)."""
+        return current_context()
+
     def empty_cache(self):
         """Release cached device memory (CUDA only; a no-op on CPU)."""
         if self.device_typeid == 2 and torch.cuda.is_available():
@@ -112,6 +138,22 @@ def gpu(device_id: int = 0) -> Context:
 def num_gpus() -> int:
     """Number of CUDA devices visible to torch."""
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def get_cuda_compute_capability(ctx: Context) -> int:
+    """The CUDA compute capability of a GPU context as an int (70 for ``sm_70``).
+
+    Parameters
+    ----------
+    ctx : Context
+        A GPU context.
+    """
+    if ctx.device_type != "gpu":
+        raise ValueError("Expecting a gpu context to get cuda compute capability, "
+                         "while received ctx {}".format(str(ctx)))
+    _check_gpu(ctx.device_id)
+    major, minor = torch.cuda.get_device_capability(ctx.device_id)
+    return major * 10 + minor
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:

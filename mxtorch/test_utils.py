@@ -1,14 +1,25 @@
 """``mx.test_utils``: helpers MXNet users and their tests call.
 
-Same names, signatures, defaults and messages as MXNet 1.9.1's ``mxnet.test_utils``.
-Sparse helpers return mxtorch's dense-backed arrays (mxtorch stores every array densely).
-The symbolic checkers (``check_numeric_gradient``, ``check_symbolic_forward``, ...) live
-with the Symbol.
+Same names, signatures, defaults and messages as MXNet 1.9.1's ``mxnet.test_utils``. As in
+MXNet the module has no ``__all__``: ``from mxnet.test_utils import *`` also gives the
+modules it imports (``mx``, ``np``, ``npt``, ``rnd``, ``sys``, ``os``, ...), which MXNet's
+own tests rely on. The symbolic checkers, the data helpers and the statistical checks
+live in ``test_utils_symbol``, ``test_utils_data`` and ``test_utils_stats``.
 """
-from __future__ import annotations
-
+import bz2  # noqa: F401 - MXNet's test_utils exports these modules
+import errno  # noqa: F401
+import gzip  # noqa: F401
+import json  # noqa: F401
+import logging  # noqa: F401
 import numbers
 import os
+import platform
+import struct  # noqa: F401
+import sys
+import time  # noqa: F401
+import traceback  # noqa: F401
+import zipfile  # noqa: F401
+from collections import OrderedDict  # noqa: F401
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -16,19 +27,15 @@ import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
 
-from .base import dtype_np
-from .context import Context, current_context, num_gpus
+import mxtorch as mx
 
-__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols",
-           "default_atols", "default_numeric_eps", "effective_dtype", "get_tolerance",
-           "get_tols", "get_atol", "get_rtol", "get_etol", "random_arrays",
-           "random_uniform_arrays", "random_sample", "rand_sparse_ndarray", "rand_ndarray",
-           "create_sparse_array", "rand_shape_2d", "rand_shape_3d", "rand_shape_nd",
-           "rand_coord_2d", "np_reduce", "same", "checkShapes", "almost_equal",
-           "locationError", "assert_almost_equal", "assert_allclose",
-           "assert_almost_equal_with_err", "assert_almost_equal_ignore_nan",
-           "assert_exception", "retry", "same_array", "environment", "collapse_sum_like",
-           "compare_ndarray_tuple", "list_gpus", "assign_each", "assign_each2"]
+from .base import dtype_np
+from .context import Context, current_context, get_cuda_compute_capability, num_gpus
+from .ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, array  # noqa: F401
+from .runtime import Features
+from .symbol import Symbol  # noqa: F401
+from .symbol.numpy import _Symbol as np_symbol  # noqa: F401
+from .util import getenv, setenv, use_np  # noqa: F401
 
 _BFLOAT16 = dtype_np("bfloat16")
 
@@ -567,9 +574,112 @@ def environment(*args: Any):
         set_environ(snapshot)
 
 
-# Symbol helpers (check_symbolic_forward, check_numeric_gradient, ...) live in their own
-# module and are part of mx.test_utils as in MXNet.
-from .test_utils_symbol import *  # noqa: E402,F401,F403
-from .test_utils_symbol import __all__ as _symbol_all  # noqa: E402
+def create_2d_tensor(rows, columns, dtype=np.int64):
+    """A ``(rows, columns)`` array whose row ``i`` is all ``i`` (large-tensor tests)."""
+    a = mx.nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
+    return mx.nd.broadcast_to(a, shape=(a.shape[0], columns))
 
-__all__ = __all__ + list(_symbol_all)
+
+def create_vector(size, dtype=np.int64):
+    """``arange(size)`` (large-vector tests)."""
+    return mx.nd.arange(0, size, dtype=dtype)
+
+
+def get_identity_mat(size):
+    """A ``size x size`` identity matrix, written element by element."""
+    mat = mx.nd.zeros((size, size))
+    for i in range(size):
+        mat[i, i] = 1
+    return mat
+
+
+def get_identity_mat_batch(size):
+    """A batch of two identity matrices."""
+    mat = get_identity_mat(size).asnumpy()
+    return mx.nd.array([mat, mat])
+
+
+def shuffle_csr_column_indices(csr):
+    """Shuffle the column indices within each row of a CSR matrix, in place; the
+    ``(data, indices, indptr)`` components are those of ``csr.asscipy()``-style arrays."""
+    row_count = len(csr.indptr) - 1
+    for i in range(row_count):
+        start, end = csr.indptr[i], csr.indptr[i + 1]
+        sub = np.array(csr.indices[start:end])
+        np.random.shuffle(sub)
+        csr.indices[start:end] = sub
+    return csr
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None,
+                           dtype=None, modifier_func=None, shuffle_csr_indices=False):
+    """``create_sparse_array`` that also allows zero density (an all-zero array)."""
+    if stype == "row_sparse":
+        if rsp_indices is not None:
+            assert len(rsp_indices) <= shape[0]
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
+                               dtype=dtype, modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
+@contextmanager
+def discard_stderr():
+    """Discard what the body writes to the stderr file descriptor::
+
+        with discard_stderr():
+            ...
+    """
+    with open(os.devnull, "w") as bit_bucket:
+        try:
+            stderr_fileno = sys.stderr.fileno()
+            old_stderr = os.dup(stderr_fileno)
+        except (AttributeError, OSError, ValueError):
+            # stderr is not a file descriptor (a virtual pipe, pytest's capture)
+            yield
+            return
+        try:
+            sys.stderr.flush()
+            os.dup2(bit_bucket.fileno(), stderr_fileno)
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(old_stderr, stderr_fileno)
+            os.close(old_stderr)
+
+
+def is_cd_run():
+    """Whether the tests run as part of a Continuous Delivery run (``CD_JOB=1``)."""
+    return os.environ.get("CD_JOB", 0) == "1"
+
+
+def is_aarch64_run():
+    """Whether the tests run on an aarch64 machine."""
+    return platform.machine() == "aarch64"
+
+
+_features = Features()
+
+
+def has_tvm_ops():
+    """Whether operators generated by TVM are available (never in mxtorch: its
+    operators are torch's)."""
+    built_with_tvm_op = _features.is_enabled("TVM_OP")
+    ctx = current_context()
+    if ctx.device_type == "gpu" and built_with_tvm_op:
+        return get_cuda_compute_capability(ctx) >= 53
+    return built_with_tvm_op
+
+
+def is_op_runnable():
+    """True on CPU; on GPU, True unless TVM operators need a compute capability >= 53."""
+    ctx = current_context()
+    if ctx.device_type == "gpu" and _features.is_enabled("TVM_OP"):
+        return get_cuda_compute_capability(ctx) >= 53
+    return True
+
+
+# Symbol, data and statistics helpers live in their own modules and are part of
+# mx.test_utils as in MXNet.
+from .test_utils_symbol import *  # noqa: E402,F401,F403
+from .test_utils_data import *  # noqa: E402,F401,F403
+from .test_utils_stats import *  # noqa: E402,F401,F403

@@ -10,10 +10,12 @@ import inspect
 import os
 import threading
 
+from .context import get_cuda_compute_capability, gpu_memory_info, num_gpus
+
 __all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array",
            "set_np", "reset_np", "np_array", "use_np_array", "use_np", "getenv", "setenv",
            "get_gpu_count", "get_gpu_memory", "set_module", "wrap_np_unary_func",
-           "wrap_np_binary_func"]
+           "wrap_np_binary_func", "get_cuda_compute_capability", "np_ufunc_legal_option"]
 
 
 class _NpState(threading.local):
@@ -218,13 +220,11 @@ def setenv(name, value):
 
 def get_gpu_count():
     """Return the number of visible GPUs."""
-    from .context import num_gpus
     return num_gpus()
 
 
 def get_gpu_memory(gpu_dev_id):
     """Return ``(free, total)`` bytes of memory on a GPU."""
-    from .context import gpu_memory_info
     return gpu_memory_info(gpu_dev_id)
 
 
@@ -267,3 +267,39 @@ def _check_ufunc_kwargs(name, kwargs):
             raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
         if value not in legal:
             raise TypeError(f"{key}={value} not implemented yet for {name}")
+
+
+_UFUNC_DTYPES = frozenset(["int8", "uint8", "int32", "int64", "float16", "float32", "float64"])
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``key=value`` is a ufunc argument MXNet's NumPy functions accept.
+
+    Parameters
+    ----------
+    key : str
+        The ufunc argument ('where', 'casting', 'order', 'dtype' or 'subok').
+    value : object
+        Its value.
+
+    Returns
+    -------
+    bool
+    """
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        import numpy as _np
+        if isinstance(value, str):
+            return value in _UFUNC_DTYPES
+        try:
+            return _np.dtype(value).name in _UFUNC_DTYPES and isinstance(value, type)
+        except TypeError:
+            return False
+    if key == "subok":
+        return isinstance(value, bool)
+    return False

@@ -136,3 +136,87 @@ def test_misc_helpers():
                                     np.array([1.0, 2.0, 3.0, 5.0]), etol=0.3)
     with pytest.raises(AssertionError):
         tu.assert_almost_equal_with_err(np.array([1.0, 2.0]), np.array([1.0, 5.0]), etol=0.3)
+
+
+def test_compare_optimizer_detects_a_different_update():
+    tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+                         mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), (3, 4), np.float32)
+    with pytest.raises(AssertionError):
+        tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1),
+                             mx.optimizer.SGD(learning_rate=0.2), (3, 4), np.float32)
+
+
+def test_statistical_checks():
+    import scipy.stats as ss
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda x: ss.norm.ppf(x, 0, 1), 5)
+    assert len(buckets) == 5 and probs == [0.2] * 5
+    rng = np.random.RandomState(0)
+    ps = tu.verify_generator(lambda n: rng.normal(0, 1, n), buckets, probs, nsamples=20000)
+    assert len(ps) == 5
+    with pytest.raises(AssertionError, match="Generator test fails"):
+        tu.verify_generator(lambda n: rng.normal(1, 1, n), buckets, probs, nsamples=20000)
+    assert tu.mean_check(lambda n: rng.normal(2, 1, n), 2, 1, nsamples=20000)
+    assert not tu.mean_check(lambda n: rng.normal(2.5, 1, n), 2, 1, nsamples=20000)
+    assert tu.var_check(lambda n: rng.normal(0, 2, n), 2, nsamples=20000)
+
+
+def test_matrix_helpers():
+    m = tu.new_sym_matrix_with_real_eigvals_nd((2, 4, 4))
+    assert m.shape == (2, 4, 4)
+    np.testing.assert_allclose(m, np.swapaxes(m, -1, -2), atol=1e-10)
+    q = tu.new_orthonormal_matrix_2d(5)
+    np.testing.assert_allclose(q @ q.T, np.eye(5), atol=1e-10)
+    r = tu.new_matrix_with_real_eigvals_2d(4)
+    assert np.all(np.isreal(np.linalg.eigvals(r)))
+
+
+def test_check_consistency_float32_against_float64():
+    sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+    ctx_list = [{"ctx": mx.cpu(0), "data": (2, 3), "type_dict": {"data": np.float64}},
+                {"ctx": mx.cpu(0), "data": (2, 3), "type_dict": {"data": np.float32}}]
+    gt = tu.check_consistency(sym, ctx_list)
+    assert set(gt) >= {"fc_output", "data", "fc_weight", "fc_bias"}
+    assert gt["fc_output"].dtype == np.float64
+
+
+def test_download_from_a_local_server(tmp_path):
+    import functools
+    import http.server
+    import threading
+    served = tmp_path / "srv"
+    served.mkdir()
+    (served / "f.bin").write_bytes(b"payload")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = "http://127.0.0.1:%d/f.bin" % server.server_address[1]
+        out = tu.download(url, dirname=str(tmp_path / "dl"))
+        assert open(out, "rb").read() == b"payload"
+        assert os.listdir(tmp_path / "dl") == ["f.bin"]   # no temporary file left
+        with pytest.raises(OSError):
+            tu.download(url.replace("f.bin", "missing"), dirname=str(tmp_path / "dl"),
+                        retries=1)
+        assert os.listdir(tmp_path / "dl") == ["f.bin"]
+    finally:
+        server.shutdown()
+
+
+def test_dummy_iter_repeats_the_first_batch():
+    it = mx.io.NDArrayIter(np.arange(12).reshape(6, 2), batch_size=2)
+    dummy = tu.DummyIter(it)
+    first = dummy.next()
+    assert dummy.next() is first and next(iter(dummy)) is first
+    assert dummy.provide_data == it.provide_data
+
+
+def test_same_symbol_structure_and_check_speed():
+    a = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+    b = mx.sym.FullyConnected(mx.sym.var("y"), num_hidden=3)
+    c = mx.sym.Activation(mx.sym.var("x"), act_type="relu")
+    assert tu.same_symbol_structure(a, b)
+    assert not tu.same_symbol_structure(a, c)
+    assert tu.check_speed(a, N=2, x=(2, 3)) > 0
+    with pytest.raises(ValueError):
+        tu.check_speed(a, N=1, typ="backward", x=(2, 3))

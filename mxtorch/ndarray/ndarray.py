@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .. import autograd as _ag
-from ..base import MXNetError, dtype_np
+from ..base import DTYPE_NP_TO_MX, MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
 from ..ops import tuning as _tuning
@@ -21,6 +21,22 @@ from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
 __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
            "to_dlpack_for_read", "to_dlpack_for_write"]
+
+# MXNet's storage-type ids and names, grad_req codes and dtype tables (by type object)
+_STORAGE_TYPE_UNDEFINED = -1
+_STORAGE_TYPE_DEFAULT = 0
+_STORAGE_TYPE_ROW_SPARSE = 1
+_STORAGE_TYPE_CSR = 2
+_STORAGE_TYPE_STR_TO_ID = {"undefined": _STORAGE_TYPE_UNDEFINED,
+                           "default": _STORAGE_TYPE_DEFAULT,
+                           "row_sparse": _STORAGE_TYPE_ROW_SPARSE, "csr": _STORAGE_TYPE_CSR}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+_GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
+_DTYPE_NP_TO_MX = {None: -1, **{dt.type: flag for dt, flag in DTYPE_NP_TO_MX.items()
+                                if dt.names is None}}
+_DTYPE_MX_TO_NP = {-1: None, **{flag: dt.type for dt, flag in DTYPE_NP_TO_MX.items()
+                                if dt.names is None}}
+py_slice = slice   # MXNet's name for the builtin, which its ``slice`` operator shadows
 
 _STATE = _ag._STATE
 _grad_enabled = torch.is_grad_enabled

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import DTYPE_NP_TO_MX, MXNetError, dtype_np
+from ..base import DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol, dtype_np
 from ..ops import registry as _reg
 from .node import HIDDEN_KEYS, Entry, Node, topo_order
 
@@ -377,12 +377,6 @@ class Symbol:
     def as_nd_ndarray(self):
         """The same graph as a classic Symbol (this one already is)."""
         return self
-
-
-class NotImplementedForSymbol(MXNetError):
-    def __init__(self, function):
-        super().__init__(f"Function {function} is not implemented for Symbol and only "
-                         "available in NDArray.")
 
 
 def _listed_attrs(node: Node) -> dict[str, str]:
