@@ -80,6 +80,12 @@ def test_hard_sigmoid_clip_smooth_l1():
     sig = 1.5
     check_op("smooth_l1", [x], {"scalar": sig}, expected=lambda a: np.where(
         np.abs(a) < 1 / sig ** 2, 0.5 * (sig * a) ** 2, np.abs(a) - 0.5 / sig ** 2))
+    # MXNet: scalar defaults to 1 (values recorded with MXNet 1.9.1)
+    out = mx.nd.smooth_l1(mx.nd.array([0.1, 0.5, 1, 2, 3]))
+    np.testing.assert_allclose(out.asnumpy(), [0.005, 0.125, 0.5, 1.5, 2.5], rtol=1e-6)
+    sym = mx.sym.smooth_l1(mx.sym.var("x"))
+    assert "scalar" not in sym.list_attr()
+    np.testing.assert_allclose(sym.eval(x=mx.nd.array([0.5]))[0].asnumpy(), [0.125])
 
 
 INT_IN = np.array([-7, -3, 0, 1, 3, 7], np.int32)

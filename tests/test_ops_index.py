@@ -71,9 +71,10 @@ def test_one_hot():
 
 def test_gather_scatter_nd():
     d = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    idx = f32(0, 1, 2, 0).reshape(2, 2)
+    # integer indices: a numeric gradient would push float ones out of bounds
+    idx = np.array([0, 1, 2, 0], np.int32).reshape(2, 2)
     check_op("gather_nd", [d, idx], {}, [d[[0, 1], [2, 0]]], grad=[0])
-    check_op("gather_nd", [d, f32(-1, 1).reshape(2, 1)], {}, [d[[1], [1]]], grad=[0])
+    check_op("gather_nd", [d, np.array([[-1], [1]], np.int32)], {}, [d[[1], [1]]], grad=[0])
     a = mx.nd.array(d)
     a.attach_grad()
     with mx.autograd.record():
@@ -88,6 +89,24 @@ def test_gather_scatter_nd():
              {"shape": (2, 2)}, [[[1, 0], [3, 2]]], grad=[0])
     with pytest.raises(MXNetError, match="gather_nd"):
         mx.nd.gather_nd(mx.nd.array(d), mx.nd.array([1]))
+
+
+def test_gather_nd_bounds():
+    data = mx.nd.array([[0, 1, 2], [3, 4, 5]])
+    # values and messages recorded with MXNet 1.9.1: the first bad axis, its last bad index
+    for idx, msg in (([[0, 1, 0], [0, 1, 3]], "index 3 is out of bounds for axis 1 with size 3"),
+                     ([[0, 1, 0], [0, 1, -5]], "index -5 .* axis 1 with size 3"),
+                     ([[0, 5, -7], [0, 1, 4]], "index -7 .* axis 0 with size 2"),
+                     ([[0, 1, 0], [0, 1, 2.5]], "index 2.5 .* axis 1")):
+        with pytest.raises(IndexError, match=msg):
+            mx.nd.gather_nd(data, mx.nd.array(idx))
+    with pytest.raises(MXNetError):   # it is an MXNetError too
+        mx.nd.gather_nd(data, mx.nd.array([[2], [0]]))
+    # negative indices wrap once; a float index i is taken as int(i + size)
+    out = mx.nd.gather_nd(data, mx.nd.array([[0, 1, -1], [0, 1, -1.5]]))
+    assert out.asnumpy().tolist() == [0, 4, 4]
+    out = mx.nd.gather_nd(data, mx.nd.array([[0, -1], [-1, -3]], dtype="int32"))
+    assert out.asnumpy().tolist() == [2, 3]
 
 
 def test_batch_take():
@@ -129,3 +148,23 @@ def test_sequence_last_reverse():
     check_op("SequenceReverse", [S], {}, [S[::-1]])
     with pytest.raises(MXNetError, match="SequenceReverse"):
         mx.nd.SequenceReverse(mx.nd.array(S), axis=1)
+
+
+def test_dtype_attributes_given_as_numpy_types():
+    # MXNet's front end accepts np.float32 / np.dtype wherever an operator takes a dtype
+    idx = mx.nd.array([2, 0])
+    out = mx.nd.one_hot(idx, 3, dtype=np.int32)
+    assert out.dtype is np.int32 and out.asnumpy().tolist() == [[0, 0, 1], [1, 0, 0]]
+    assert mx.nd.one_hot(idx, 3, dtype=np.dtype("float64")).dtype is np.float64
+    a = mx.nd.array([[3, 1, 2]])
+    top = mx.nd.topk(a, k=2, dtype=np.float64)
+    assert top.dtype is np.float64 and top.asnumpy().tolist() == [[0, 2]]
+    assert mx.nd.argsort(a, dtype=np.int64).asnumpy().tolist() == [[1, 2, 0]]
+    assert mx.nd.softmax(a, dtype=np.float64).dtype is np.float64
+    assert mx.nd.norm(a, out_dtype=np.float64).asnumpy().tolist() == [np.sqrt(14)]
+    emb = mx.nd.Embedding(idx, mx.nd.array(W), input_dim=3, output_dim=2, dtype=np.float32)
+    assert emb.asnumpy().tolist() == [[5, 6], [1, 2]]
+    sym = mx.sym.one_hot(mx.sym.var("x"), depth=3, dtype=np.int32)
+    assert sym.list_attr()["dtype"] == "int32"
+    with pytest.raises(MXNetError, match="topk"):
+        mx.nd.topk(a, dtype=np.int8)

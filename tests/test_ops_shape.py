@@ -401,6 +401,20 @@ def test_depth_space():
         mx.nd.space_to_depth(zeros((1, 1, 3, 4)), block_size=2)
 
 
+@pytest.mark.parametrize("op,shape,block", [
+    ("depth_to_space", (1, 4, 0, 3), 2),      # MXNet: no dimension may be 0
+    ("depth_to_space", (1, 0, 2, 2), 2),
+    ("depth_to_space", (1, 4, 2, 2), 0),
+    ("space_to_depth", (1, 0, 2, 2), 2),
+    ("space_to_depth", (0, 1, 2, 2), 2),
+    ("space_to_depth", (1, 1, 2, 2), 0),
+    ("space_to_depth", (1, 1, 2), 1),
+])
+def test_depth_space_errors(op, shape, block):
+    with pytest.raises(MXNetError, match=op):
+        getattr(mx.nd, op)(zeros(shape), block_size=block)
+
+
 def test_diag():
     check_op("diag", [rand(3)], {"k": 1}, lambda a: np.diag(a, 1))
     check_op("diag", [rand(3, 4)], {"k": -1}, lambda a: np.diag(a, -1))

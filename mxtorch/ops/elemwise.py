@@ -240,7 +240,8 @@ def _smooth_l1_compute(attrs, x: torch.Tensor) -> torch.Tensor:
     return _smooth_l1(x.to(torch.float32), attrs.scalar).to(x.dtype)
 
 
-register(OpDef("smooth_l1", _smooth_l1_compute, params=[Float("scalar")],
+register(OpDef("smooth_l1", _smooth_l1_compute, params=[Float("scalar", 1.0),
+                                                         Bool("is_int", True)],
                doc="Smooth L1: 0.5 (sigma x)^2 if |x| < 1/sigma^2, else |x| - 0.5/sigma^2."))
 
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .params import Bool, Enum, Float, Int, Shape
+from .params import Bool, Dtype, Enum, Float, Int, Shape
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -81,8 +81,8 @@ def _embedding_infer_type(attrs, types):
 
 register(OpDef(
     "Embedding", _embedding_compute, inputs=("data", "weight"),
-    params=[Int("input_dim"), Int("output_dim"), Enum("dtype", _ALL_DTYPES, "float32"),
-            Bool("sparse_grad", False)],
+    params=[Int("input_dim"), Int("output_dim"),
+            Dtype("dtype", "float32", choices=_ALL_DTYPES), Bool("sparse_grad", False)],
     infer_shape=_embedding_infer_shape, infer_type=_embedding_infer_type,
     doc="Map integer indices to rows of ``weight`` (input_dim, output_dim).\n\nParameters\n"
         "----------\ndata : NDArray\n    Indices (as floats).\nweight : NDArray\n"
@@ -104,7 +104,7 @@ def _one_hot_compute(attrs, indices):
 register(OpDef(
     "one_hot", _one_hot_compute, inputs=("indices",), fluent=True,
     params=[Int("depth"), Float("on_value", 1.0), Float("off_value", 0.0),
-            Enum("dtype", _ALL_DTYPES, "float32")],
+            Dtype("dtype", "float32", choices=_ALL_DTYPES)],
     doc="One-hot encode ``indices`` into a new last axis of size ``depth``.\n\nParameters\n"
         "----------\nindices : NDArray\ndepth : int\non_value : float, optional\n"
         "off_value : float, optional\ndtype : str, optional"))
@@ -124,8 +124,39 @@ def _nd_index(op: str, indices: torch.Tensor, shape: tuple) -> tuple:
     return tuple(idx[i] for i in range(m))
 
 
+class OutOfBoundsError(MXNetError, IndexError):
+    """An index out of bounds: MXNet raises Python's ``IndexError`` for it (its error
+    registry maps the C++ message prefix); it is an MXNetError too, as mxtorch's are."""
+
+
+def _gather_nd_check_bound(indices: torch.Tensor, shape: tuple) -> None:
+    """MXNet's bound check: for the first bad axis, report its last index outside
+    [-size, size - 1] (compared in the index dtype, as MXNet compares)."""
+    if indices.device.type == "meta" or indices.numel() == 0:
+        return
+    flat = indices.detach().reshape(indices.shape[0], -1)
+    sizes = torch.tensor(shape[:flat.shape[0]], dtype=flat.dtype, device=flat.device)
+    sizes = sizes.reshape(-1, 1)
+    bad = (flat < -sizes) | (flat > sizes - 1)
+    if not bool(bad.any()):
+        return
+    axis = int(bad.any(dim=1).nonzero()[0, 0])
+    last = int(bad[axis].nonzero()[-1, 0])
+    value = flat[axis, last].item()
+    value = int(value) if float(value).is_integer() else value
+    raise OutOfBoundsError(f"Operator gather_nd: index {value} is out of bounds for axis "
+                           f"{axis} with size {shape[axis]}")
+
+
 def _gather_nd_compute(attrs, data, indices):
-    return data[_nd_index("gather_nd", indices, tuple(data.shape))]
+    shape = tuple(data.shape)
+    _nd_index("gather_nd", indices, shape)
+    _gather_nd_check_bound(indices, shape)
+    # MXNet: an index i becomes int(i + size) % size (negative ones wrap once)
+    sizes = torch.tensor(shape[:indices.shape[0]], device=indices.device)
+    sizes = sizes.reshape((-1,) + (1,) * (indices.dim() - 1))
+    idx = torch.remainder((indices.detach() + sizes).to(torch.int64), sizes)
+    return data[tuple(idx)]
 
 
 def _scatter_nd_compute(attrs, data, indices):

@@ -682,15 +682,23 @@ register(OpDef(
 
 # ---------------------------------------------------------------------- depth / space / diag
 def _block_check(op: str, x: torch.Tensor, b: int, spatial: bool) -> None:
-    if x.dim() != 4 or b <= 0:
-        raise MXNetError(f"{op}: needs a 4-D input and block_size > 0, got shape "
-                         f"{tuple(x.shape)} and block_size={b}")
-    if not spatial and x.shape[1] % (b * b):
-        raise MXNetError(f"{op}: depth dimension {x.shape[1]} must be a multiple of "
-                         f"block_size^2 = {b * b}")
-    if spatial and (x.shape[2] % b or x.shape[3] % b):
-        raise MXNetError(f"{op}: spatial dims {tuple(x.shape[2:])} must be multiples of "
-                         f"block_size={b}")
+    """MXNet's shape checks of depth_to_space / space_to_depth (zero sizes rejected)."""
+    shape = tuple(x.shape)
+    if x.dim() != 4:
+        raise MXNetError(f"Operator {op}: requires exactly a 4-D tensor, got shape {shape}")
+    if b <= 0:
+        raise MXNetError(f"Operator {op}: block_size must be a positive integer value, got "
+                         f"{b}")
+    for axis in range(4):
+        if shape[axis] == 0:
+            raise MXNetError(f"Operator {op}: size of dimension {axis} cannot be 0 (input "
+                             f"shape {shape})")
+    if not spatial and shape[1] % (b * b):
+        raise MXNetError(f"Operator {op}: depth dimension {shape[1]} must be a multiple of "
+                         f"block_size^2 = {b * b} (input shape {shape})")
+    if spatial and (shape[2] % b or shape[3] % b):
+        raise MXNetError(f"Operator {op}: spatial dimensions {shape[2:]} must be multiples "
+                         f"of block_size={b} (input shape {shape})")
 
 
 def _depth_to_space_compute(attrs, x):
