@@ -448,3 +448,22 @@ def test_traced_programs_fold_views_and_keep_constants(monkeypatch):
     (total,) = [n for n in gm.graph.nodes if n.target is torch.ops.aten.sum.dim_IntList]
     assert total.args[2] is False
     np.testing.assert_allclose(_straight_line(gm.graph, gm)(x, w), fn(x, w), rtol=1e-5)
+
+
+def test_simple_bind_allocates_variables_with_their_dtype_attribute():
+    # MXNet: an argument's __dtype__ decides its array's dtype; others default to float32
+    x = mx.sym.var("x", dtype=np.int32)
+    exe = mx.sym.Cast(x, dtype=np.float16).simple_bind(mx.cpu(), x=(2, 3), grad_req="null")
+    assert exe.arg_arrays[0].dtype is np.int32 and exe.outputs[0].dtype is np.float16
+    exe.arg_arrays[0][:] = np.array([[1.7, -2.2, 3, 4, 5, 6]]).reshape(2, 3)
+    exe.forward()
+    assert exe.outputs[0].asnumpy().tolist() == [[1, -2, 3], [4, 5, 6]]
+    h = mx.sym.var("h", dtype=np.float16)
+    exe = mx.sym.Cast(h, dtype=np.float64).simple_bind(mx.cpu(), h=(2,))
+    assert exe.arg_arrays[0].dtype is np.float16 and exe.grad_arrays[0].dtype is np.float16
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array([0.5, 2], dtype=np.float64))
+    assert exe.grad_arrays[0].asnumpy().tolist() == [0.5, 2]
+    fc = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
+    exe = fc.simple_bind(mx.cpu(), type_dict={"x": np.float64}, x=(2, 3))
+    assert [a.dtype for a in exe.arg_arrays] == [np.float64] * 3

@@ -70,3 +70,29 @@ def test_every_operator_has_a_doc_and_unique_names():
         assert seen.setdefault(name, op) is op
     for name, op in registry.canonical_ops().items():
         assert isinstance(op.doc, str)
+
+
+def test_dtype_attributes_accept_numpy_types():
+    """A dtype attribute parses a NumPy type object and a np.dtype as its name (MXNet's
+    front end turns both into the name), and restricted ones reject other dtypes."""
+    import numpy as np
+    from mxtorch.base import MXNetError
+    checked = 0
+    for name, op in registry.canonical_ops().items():
+        for p in op.params.values():
+            if not p.type_name.startswith("dtype"):
+                continue
+            for dt in p.choices or ("float32", "int32"):
+                if dt == "bfloat16":
+                    continue
+                assert p.convert(name, getattr(np, dt)) == dt, (name, p.name, dt)
+                assert p.convert(name, np.dtype(dt)) == dt, (name, p.name, dt)
+                checked += 1
+            if p.choices and "complex64" not in p.choices:
+                try:
+                    p.convert(name, np.complex64)
+                except MXNetError as err:
+                    assert name in str(err) and p.name in str(err)
+                else:
+                    raise AssertionError(f"{name}.{p.name} accepted complex64")
+    assert checked > 50

@@ -442,10 +442,12 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer every argument shape from {kwargs}; "
                          f"arguments are {sym.list_arguments()}")
-    types = dict(type_dict or {})
-    for k in kwargs:
-        types.setdefault(k, "float32")
-    arg_types, _, aux_types = sym.infer_type(**types)
+    if type_dict is None:
+        # MXNet: arguments without a __dtype__ attribute default to float32
+        attrs = sym.attr_dict()
+        type_dict = {k: "float32" for k in sym.list_arguments()
+                     if "__dtype__" not in attrs.get(k, {})}
+    arg_types, _, aux_types = sym.infer_type(**type_dict)
     if arg_types is None:
         arg_types = [np.float32] * len(arg_shapes)
         aux_types = [np.float32] * len(aux_shapes)

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from . import tuning
-from .params import Enum, Float, Int, OptBool, OptFloat, Shape
+from .params import Enum, Float, Int, OptBool, OptDtype, OptFloat, Shape
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -71,8 +71,8 @@ cudnn_off : bool, default False
 _SOFTMAX_PARAMS = [
     Int("axis", -1, "The axis along which to compute softmax"),
     OptFloat("temperature", None, "Temperature parameter in softmax"),
-    Enum("dtype", ("float16", "float32", "float64"), None,
-         "DType of the output (default: the input's)", optional=True),
+    OptDtype("dtype", None, "DType of the output (default: the input's)",
+             choices=("float16", "float32", "float64")),
     OptBool("use_length", False, "Whether to use the length input as a mask"),
 ]
 

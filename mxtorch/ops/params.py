@@ -222,10 +222,32 @@ def _to_dtype_name(value: Any) -> str:
         raise _AttrError(str(err)) from None
 
 
-def Dtype(name: str = "dtype", default: Any = "float32", doc: str = "") -> Param:
-    """A dtype attribute, normalized to its NumPy name ('float32', 'int64', 'bfloat16')."""
-    return Param(name, _to_dtype_name, default, doc, "dtype")
+def _dtype_parser(choices: tuple) -> Callable[[Any], str]:
+    """Parse a dtype given as a name, a NumPy type or dtype, or a type flag; when
+    ``choices`` is given, the name must be one of them (MXNet's dtype enums)."""
+    if not choices:
+        return _to_dtype_name
+
+    def parse(value: Any) -> str:
+        name = _to_dtype_name(value)
+        if name not in choices:
+            raise _AttrError(f"dtype '{name}' is not supported")
+        return name
+    return parse
 
 
-def OptDtype(name: str = "dtype", default: Any = None, doc: str = "") -> Param:
-    return Param(name, _optional(_to_dtype_name), default, doc, "dtype or None")
+def Dtype(name: str = "dtype", default: Any = "float32", doc: str = "",
+          choices: tuple = ()) -> Param:
+    """A dtype attribute, normalized to its NumPy name ('float32', 'int64', 'bfloat16').
+
+    ``np.float32``, ``np.dtype('float32')``, ``'float32'`` and MXNet's type flag all parse;
+    ``choices`` restricts it to the dtypes the operator supports.
+    """
+    return Param(name, _dtype_parser(tuple(choices)), default, doc, "dtype", tuple(choices))
+
+
+def OptDtype(name: str = "dtype", default: Any = None, doc: str = "",
+             choices: tuple = ()) -> Param:
+    """A :func:`Dtype` attribute that may be ``None``."""
+    return Param(name, _optional(_dtype_parser(tuple(choices))), default, doc, "dtype or None",
+                 tuple(choices))

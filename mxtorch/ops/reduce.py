@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 
 from ..base import MXNetError
-from .params import Bool, Enum, Int, IntOrShape, OptInt
+from .params import Bool, Dtype, Enum, Int, IntOrShape, OptDtype, OptInt
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -161,8 +161,8 @@ def _norm_compute(attrs, x):
 register(OpDef(
     "norm", _norm_compute, fluent=True,
     params=[Int("ord", 2), IntOrShape("axis", None),
-            Enum("out_dtype", ("float16", "float32", "float64", "int32", "int64", "int8"),
-                 None, optional=True),
+            OptDtype("out_dtype", None,
+                     choices=("float16", "float32", "float64", "int32", "int64", "int8")),
             Bool("keepdims", False)],
     doc="Compute the L1 or L2 norm of the input over the given axes (all by default).\n\n"
         "Parameters\n----------\ndata : NDArray\n    The input.\nord : int, optional\n"
@@ -237,7 +237,7 @@ register(OpDef("sort", _sort_compute, fluent=True,
                doc="Sort along an axis (the flattened array when axis is None)."))
 register(OpDef("argsort", _argsort_compute, fluent=True,
                params=[OptInt("axis", -1), Bool("is_ascend", True),
-                       Enum("dtype", _INDEX_DTYPES, "float32")],
+                       Dtype("dtype", "float32", choices=_INDEX_DTYPES)],
                doc="Indices that would sort the input along an axis, as ``dtype``."))
 
 
@@ -265,7 +265,7 @@ register(OpDef(
     "topk", _topk_compute, fluent=True,
     params=[OptInt("axis", -1), Int("k", 1),
             Enum("ret_typ", ("both", "indices", "mask", "value"), "indices"),
-            Bool("is_ascend", False), Enum("dtype", _INDEX_DTYPES, "float32")],
+            Bool("is_ascend", False), Dtype("dtype", "float32", choices=_INDEX_DTYPES)],
     num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
     total_outputs=lambda a: 2 if a.ret_typ in ("both", "value") else 1,
     output_names=lambda a: (["output0", "output1"] if a.ret_typ in ("both", "value")
