@@ -3,13 +3,18 @@ from __future__ import annotations
 
 import threading
 
+from .base import _MXClassPropertyMetaClass, classproperty
+
 __all__ = ["AttrScope"]
 
 
-class AttrScope:
+class AttrScope(metaclass=_MXClassPropertyMetaClass):
     """``with mx.AttrScope(ctx_group='dev1'):`` attaches attributes to new symbols.
 
-    Keys are stored in MXNet's hidden form (``__ctx_group__``); values must be strings.
+    Keys are kept as given; the symbol stores MXNet's hidden keys (``ctx_group``,
+    ``lr_mult``, ...) in their ``__key__`` form. Values must be strings. ``current`` is
+    the calling thread's scope, and assigning ``AttrScope.current`` sets it for that
+    thread only, as in MXNet.
     """
 
     _current = threading.local()
@@ -19,7 +24,7 @@ class AttrScope:
         for value in kwargs.values():
             if not isinstance(value, str):
                 raise ValueError("Attributes need to be string")
-        self._attr = {f"__{k}__" if not k.startswith("__") else k: v for k, v in kwargs.items()}
+        self._attr = kwargs
 
     def get(self, attr: dict | None) -> dict:
         """Merge the scope's attributes with ``attr`` (``attr`` wins)."""
@@ -43,16 +48,17 @@ class AttrScope:
     def __exit__(self, ptype, value, trace):
         AttrScope._current.value = self._old_scope
 
-    @classmethod
-    def current_scope(cls) -> "AttrScope":
+    @classproperty
+    def current(cls) -> "AttrScope":
+        """The calling thread's attribute scope."""
         if not hasattr(cls._current, "value"):
             cls._current.value = AttrScope()
         return cls._current.value
 
+    @current.setter
+    def current(cls, val: "AttrScope") -> None:
+        cls._current.value = val
 
-class _CurrentDescriptor:
-    def __get__(self, obj, owner):
-        return owner.current_scope()
-
-
-AttrScope.current = _CurrentDescriptor()
+    @classmethod
+    def current_scope(cls) -> "AttrScope":
+        return cls.current

@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import threading
 
+from .base import _MXClassPropertyMetaClass, classproperty
+
 __all__ = ["NameManager", "Prefix"]
 
 
-class NameManager:
+class NameManager(metaclass=_MXClassPropertyMetaClass):
     """Assigns unique names to symbols created without one.
 
     ``with mx.name.NameManager():`` opens a fresh counter scope; ``current`` is the manager
-    in effect (thread-local, as in MXNet).
+    in effect for the calling thread, and assigning ``NameManager.current`` sets it for
+    that thread only, as in MXNet.
     """
 
     _current = threading.local()
@@ -38,19 +41,20 @@ class NameManager:
     def __exit__(self, ptype, value, trace):
         NameManager._current.value = self._old_manager
 
+    @classproperty
+    def current(cls) -> "NameManager":
+        """The calling thread's name manager."""
+        if not hasattr(NameManager._current, "value"):
+            NameManager._current.value = NameManager()
+        return NameManager._current.value
+
+    @current.setter
+    def current(cls, val: "NameManager") -> None:
+        NameManager._current.value = val
+
     @classmethod
     def current_manager(cls) -> "NameManager":
-        if not hasattr(cls._current, "value"):
-            cls._current.value = NameManager()
-        return cls._current.value
-
-
-class _CurrentDescriptor:
-    def __get__(self, obj, owner):
-        return owner.current_manager()
-
-
-NameManager.current = _CurrentDescriptor()
+        return NameManager.current
 
 
 class Prefix(NameManager):

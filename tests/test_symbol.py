@@ -1,5 +1,6 @@
 """mx.sym: naming, composition, listing, attributes, inference, JSON both ways.
 Expected values were taken from real MXNet 1.9.1 (see the fixtures' manifest)."""
+import copy
 import json
 import os
 
@@ -224,8 +225,13 @@ def test_eval_and_copy():
     c = a * b + 1
     out = c.eval(a=mx.nd.array([1, 2]), b=mx.nd.array([3, 4]))
     np.testing.assert_array_equal(out[0].asnumpy(), [4, 9])
-    d = c.copy()
+    d = copy.copy(c)
     assert d.tojson() == c.tojson() and d is not c
+    # MXNet 1.9.1: Symbol.copy and the other NDArray-only methods raise
+    for method in ("copy", "asnumpy", "asscalar", "wait_to_read", "as_in_context",
+                   "detach", "backward"):
+        with pytest.raises(mx.base.NotImplementedForSymbol):
+            getattr(c, method)()
 
 
 def test_debug_str():
@@ -241,3 +247,88 @@ def test_fluent_symbol_methods():
     assert a.exp().list_outputs()[0].startswith("exp")
     r = a.reshape((2, 3))
     assert r.infer_shape(a=(3, 2))[1] == [(2, 3)]
+
+
+def test_symbol_has_no_truth_value_or_inplace_ops():
+    x = mx.sym.var("x")
+    with pytest.raises(mx.base.NotImplementedForSymbol):
+        bool(x)
+    with pytest.raises(mx.base.NotImplementedForSymbol):
+        x += 1
+    with pytest.raises(MXNetError):
+        x.gradient(["x"])
+    assert x.handle == x._outputs
+
+
+def test_get_children_lists_each_node_once():
+    data = mx.sym.var("data")
+    sliced = mx.sym.SliceChannel(data, num_outputs=3, name="slice")
+    concat = mx.sym.Concat(*list(sliced), name="cat")
+    assert sliced.get_children().list_outputs() == ["data"]
+    assert concat.get_children().list_outputs() == ["slice_output0", "slice_output1",
+                                                    "slice_output2"]
+    assert data.get_children() is None
+
+
+def test_gen_atomic_symbol_recomposes():
+    # values from MXNet 1.9.1
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    atom = fc._gen_atomic_symbol()
+    assert atom.name == "" and atom.list_arguments() == [] and atom.get_children() is None
+    assert atom.list_outputs() == ["output"] and atom.list_attr() == {"num_hidden": "3"}
+    assert atom(data=mx.sym.var("x")).list_arguments() == ["x", "weight", "bias"]
+    named = atom(mx.sym.var("x"), name="foo")
+    assert named.name == "foo" and named.list_arguments() == ["x", "foo_weight", "foo_bias"]
+    rnn = mx.sym.RNN(data, mx.sym.var("p"), mx.sym.var("h0"), mx.sym.var("h1"),
+                     state_size=10, num_layers=2, bidirectional=True, state_outputs=True,
+                     mode="lstm")
+    assert rnn._gen_atomic_symbol().list_outputs() == ["output", "state_output",
+                                                        "statecell_output"]
+
+
+def test_hidden_attribute_keys_as_mxnet_stores_them():
+    # values from MXNet 1.9.1
+    data = mx.sym.var("data", attr={"mood": "angry"})
+    conv = mx.sym.Convolution(data=data, name="conv", kernel=(1, 1), num_filter=1,
+                              attr={"__mood__": "so so", "wd_mult": "x"}, lr_mult=1)
+    want = {"kernel": "(1, 1)", "num_filter": "1", "__mood__": "so so", "__lr_mult__": "1",
+            "lr_mult": "1", "__wd_mult__": "x", "wd_mult": "x"}
+    assert conv.list_attr() == want
+    assert conv.attr_dict()["conv_weight"] == want and conv.attr_dict()["data"] == {
+        "mood": "angry"}
+    assert conv.attr("lr_mult") == "1" and conv.attr("name") == "conv"
+    with mx.AttrScope(group="4", ctx_group="dev1"):
+        v = mx.sym.var("v", attr={"force_mirroring": "True"}, lr_mult=2)
+        with pytest.raises(MXNetError, match="group"):
+            mx.sym.FullyConnected(v, num_hidden=2)   # a plain key is an operator keyword
+    assert v.list_attr() == {"group": "4", "__ctx_group__": "dev1", "ctx_group": "dev1",
+                             "__force_mirroring__": "True", "force_mirroring": "True",
+                             "__lr_mult__": "2", "lr_mult": "2"}
+    with pytest.raises(MXNetError, match="deprecated"):
+        mx.sym.FullyConnected(v, num_hidden=2, fc_lr_mult=3)
+    e = mx.sym.exp(v)
+    e._set_attr(lr_mult="3", name="renamed")
+    assert e.name == "renamed" and e.list_attr() == {"__lr_mult__": "3", "lr_mult": "3"}
+
+
+def test_scopes_are_thread_local_when_assigned():
+    import threading
+    from mxtorch.attribute import AttrScope
+    from mxtorch.name import NameManager
+    old_scope, old_names = AttrScope.current, NameManager.current
+    try:
+        AttrScope.current = AttrScope(y="hi")
+        NameManager.current = NameManager()
+        NameManager.current.get(None, "main")
+        seen = []
+
+        def other():
+            seen.append((dict(AttrScope.current._attr), dict(NameManager.current._counter)))
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert seen == [({}, {})]
+        assert AttrScope.current._attr == {"y": "hi"} and "main" in NameManager.current._counter
+    finally:
+        AttrScope.current, NameManager.current = old_scope, old_names

@@ -62,7 +62,7 @@ class CachedOp:
         return self._program
 
     def get_optimized_symbol(self):
-        return self._sym.copy()
+        return self._sym.__copy__()
 
     def __call__(self, *args, out=None, default_ctx=None, default_device=None):
         if len(args) != self._num_inputs:

@@ -310,7 +310,7 @@ class Executor:
 
     def get_optimized_symbol(self):
         """The symbol this executor runs (mxtorch optimizes at compile time)."""
-        return self._symbol.copy()
+        return self._symbol.__copy__()
 
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
         """Call ``callback(name, array)`` for every node output during forward."""

@@ -8,7 +8,7 @@ from ..base import MXNetError, attr_to_str
 from ..name import NameManager
 from ..ops import registry as _reg
 from .node import Entry, Node
-from .symbol import Symbol
+from .symbol import Symbol, stored_attr_key
 
 __all__ = ["create_symbol", "make_function", "populate", "symbol_function"]
 
@@ -46,8 +46,12 @@ def _split(opdef: _reg.OpDef, args: tuple, kwargs: dict):
 
 def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
                   attr_kwargs: dict, name: str | None = None,
-                  attr: dict | None = None) -> Symbol:
-    """Create one operator node, auto-creating missing inputs as ``<name>_<input>``."""
+                  attr: dict | None = None, scoped: bool = True) -> Symbol:
+    """Create one operator node, auto-creating missing inputs as ``<name>_<input>``.
+
+    With ``scoped`` the name comes from the NameManager and the AttrScope's attributes
+    and ``attr`` join the keywords; otherwise ``name`` is used as given.
+    """
     for s in list(pos) + list(named.values()):
         if len(s._outputs) != 1:
             raise MXNetError(f"Operator {opdef.name}: an input symbol has "
@@ -55,12 +59,17 @@ def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
     nvar = opdef.key_var_num_args
     if nvar and nvar not in attr_kwargs:
         attr_kwargs = dict(attr_kwargs, **{nvar: len(pos) + len(named)})
+    if scoped:
+        # MXNet: the scope's attributes and attr= are operator keywords too (so an
+        # operator with parameters rejects an unknown plain key); hidden keys such as
+        # lr_mult are stored as __lr_mult__.
+        scope_attrs = AttrScope.current.get(attr)
+        if scope_attrs:
+            attr_kwargs = dict(attr_kwargs, **scope_attrs)
+        name = NameManager.current.get(name, called_name.lower())
+    attr_kwargs = {stored_attr_key(k, operator_kwarg=True): v for k, v in attr_kwargs.items()}
     parsed = opdef.parse_attrs(attr_kwargs)
-    name = NameManager.current.get(name, called_name.lower())
-    scope_attrs = AttrScope.current.get(attr)
-    str_attrs = {k: attr_to_str(v) for k, v in attr_kwargs.items()}
-    node_attrs = dict(scope_attrs)
-    node_attrs.update(str_attrs)
+    node_attrs = {k: attr_to_str(v) for k, v in attr_kwargs.items()}
     input_names = opdef.input_names(parsed)
     slots: dict[str, Entry] = {}
     for n, s in zip(input_names, pos):
@@ -82,7 +91,7 @@ def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
             vattrs = dict(node_attrs)
             if n in opdef.aux and n in _AUX_INIT:
                 vattrs["__init__"] = _AUX_INIT[n]
-            e = Entry(Node(None, f"{name}_{n}", vattrs), 0)
+            e = Entry(Node(None, f"{name}_{n}" if name else n, vattrs), 0)
         entries.append(e)
     node = Node(opdef, name, node_attrs, entries)
     node._parsed = parsed

@@ -94,27 +94,57 @@ class Symbol:
         return Symbol(entries)
 
     def get_children(self) -> "Symbol | None":
-        """The inputs of the (single) output node, or ``None`` for a variable."""
-        entries = []
+        """A group of the inputs of the output nodes (each node once), or ``None`` when
+        they have no inputs."""
+        entries, seen = [], set()
         for e in self._outputs:
-            entries.extend(e.node.inputs)
+            if id(e.node) not in seen:
+                seen.add(id(e.node))
+                entries.extend(e.node.inputs)
         return Symbol(entries) if entries else None
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """The head operator alone: a nameless node with the same operator and attributes
+        and no inputs, to be composed again (``atomic(data=x, name='fc')``)."""
+        node = self._outputs[0].node
+        if node.is_variable:
+            raise MXNetError("_gen_atomic_symbol: the symbol's head is a variable, "
+                             "not an operator")
+        new = Node(node.op, "", node.op_attrs())
+        return Symbol([Entry(new, i) for i in range(new.num_outputs())])
 
     # ------------------------------------------------------------------ attributes
     def attr(self, key: str) -> str | None:
-        """The attribute ``key`` of a single-output symbol's node."""
-        if len(self._outputs) != 1:
+        """The attribute ``key`` of the symbol's node (``None`` for a group of nodes).
+
+        ``name`` is the node's name; a hidden key (``lr_mult``, ``ctx_group``, ...) is
+        also found in its stored ``__key__`` form.
+        """
+        node = self._single_node()
+        if node is None:
             return None
-        attrs = _listed_attrs(self._outputs[0].node)
-        return attrs.get(key)
+        if key == "name":
+            return node.name
+        value = node.attrs.get(key)
+        if value is None and key in HIDDEN_KEYS:
+            value = node.attrs.get(f"__{key}__")
+        return value
+
+    def _single_node(self) -> Node | None:
+        """The one node all outputs come from, or ``None`` for a group of nodes."""
+        node = self._outputs[0].node if self._outputs else None
+        if any(e.node is not node for e in self._outputs):
+            return None
+        return node
 
     def list_attr(self, recursive: bool = False) -> dict[str, str]:
+        """The attributes of the symbol's node; a hidden ``__key__`` is also listed as
+        ``key``."""
         if recursive:
             raise DeprecationWarning("Symbol.list_attr with recursive=True has been "
                                      "deprecated. Please use attr_dict instead.")
-        if len(self._outputs) != 1:
-            return {}
-        return _listed_attrs(self._outputs[0].node)
+        node = self._single_node()
+        return {} if node is None else _listed_attrs(node)
 
     def attr_dict(self) -> dict[str, dict[str, str]]:
         """Attributes of every node that has any, keyed by node name."""
@@ -126,14 +156,22 @@ class Symbol:
         return out
 
     def _set_attr(self, **kwargs) -> None:
+        """Set attributes of the symbol's node (``name`` renames it); hidden keys are
+        stored as ``__key__``."""
         for k, v in kwargs.items():
             if not isinstance(v, str):
                 raise ValueError("Set Attr only accepts string values")
-        for e in self._outputs:
-            node = e.node
-            for k, v in kwargs.items():
-                node.attrs[k] = v
-            node._parsed = None
+        node = self._single_node()
+        if node is None:
+            raise MXNetError("Symbol.SetAttrs only works for non-grouped symbol")
+        for k, v in kwargs.items():
+            if k == "name":
+                node.name = v
+            else:
+                node.attrs[stored_attr_key(k, operator_kwarg=False)] = v
+        node._parsed = None
+        if node.op is not None:
+            node.parsed  # MXNet: the operator's parser validates the new attributes
 
     # ------------------------------------------------------------------ copy / compose
     def __copy__(self) -> "Symbol":
@@ -142,8 +180,38 @@ class Symbol:
     def __deepcopy__(self, memo) -> "Symbol":
         return _clone(self)
 
-    def copy(self) -> "Symbol":
-        return _clone(self)
+    # MXNet: these NDArray methods exist on Symbol only to raise.
+    def copy(self):
+        raise NotImplementedForSymbol(self.copy, None)
+
+    def wait_to_read(self):
+        raise NotImplementedForSymbol(self.wait_to_read, None)
+
+    def asnumpy(self):
+        raise NotImplementedForSymbol(self.asnumpy, None)
+
+    def asscalar(self):
+        raise NotImplementedForSymbol(self.asscalar, None)
+
+    def as_in_context(self):
+        raise NotImplementedForSymbol(self.as_in_context, None)
+
+    def detach(self):
+        raise NotImplementedForSymbol(self.detach, None)
+
+    def backward(self):
+        raise NotImplementedForSymbol(self.backward, None)
+
+    def gradient(self, wrt):
+        """The gradient symbol with respect to ``wrt``: MXNet 1.9.1 documents it as not
+        implemented and raises, and so does mxtorch (use ``bind(...).backward()``)."""
+        raise MXNetError("Symbol.gradient is not implemented (as in MXNet 1.9.1); bind the "
+                         "symbol and call Executor.backward instead")
+
+    @property
+    def handle(self) -> list[Entry]:
+        """The graph's output entries (MXNet exposes a C handle here)."""
+        return self._outputs
 
     def __call__(self, *args, **kwargs) -> "Symbol":
         """Compose: replace this symbol's variables by other symbols (a new symbol)."""
@@ -160,6 +228,10 @@ class Symbol:
         for v in list(args) + list(kwargs.values()):
             if not isinstance(v, Symbol):
                 raise TypeError("Compose expect `Symbol` as arguments")
+        node = self._single_node()
+        if node is not None and node.op is not None and not node.inputs:
+            self._outputs = _compose_atomic(node, args, kwargs)._outputs
+            return
         if args:
             names = self.list_arguments()
             if len(args) > len(names):
@@ -248,8 +320,26 @@ class Symbol:
     def __hash__(self):
         return id(self)
 
+    # MXNet: a Symbol has no truth value and no in-place arithmetic.
     def __bool__(self):
-        return True
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    __nonzero__ = __bool__
+
+    def __iadd__(self, other):
+        raise NotImplementedForSymbol(self.__iadd__, "+=", other, 1)
+
+    def __isub__(self, other):
+        raise NotImplementedForSymbol(self.__isub__, "-=", other)
+
+    def __imul__(self, other):
+        raise NotImplementedForSymbol(self.__imul__, "*=", other)
+
+    def __idiv__(self, other):
+        raise NotImplementedForSymbol(self.__idiv__, "/=", other)
+
+    def __itruediv__(self, other):
+        raise NotImplementedForSymbol(self.__itruediv__, "/=", other)
 
     # ------------------------------------------------------------------ execution
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
@@ -379,6 +469,32 @@ class Symbol:
         return self
 
 
+def stored_attr_key(key: str, operator_kwarg: bool) -> str:
+    """The key an attribute is stored under: MXNet keeps ``lr_mult``, ``ctx_group`` and
+    the other hidden keys as ``__lr_mult__`` ...
+
+    An operator keyword that starts with a hidden key is stored hidden; a key that ends
+    with one (``fc_lr_mult``) is the deprecated per-input form and raises MXNetError.
+    """
+    for hidden in HIDDEN_KEYS:
+        pos = key.rfind(hidden)
+        if pos == 0 and (operator_kwarg or key == hidden):
+            return f"__{key}__"
+        if pos > 0 and pos + len(hidden) == len(key):
+            raise MXNetError(f"setting variable attributes with {key} is deprecated. "
+                             f"please instead use\nw = Variable({hidden}=...)\n"
+                             f"sym = YourSymbolName({key[:pos - 1]}=w)")
+    return key
+
+
+def _compose_atomic(node: Node, args: tuple, kwargs: dict) -> Symbol:
+    """Give an atomic symbol's operator its inputs (missing ones become variables)."""
+    from .register import create_symbol
+    attrs = dict(node.attrs)
+    return create_symbol(node.op, node.op.name, list(args), dict(kwargs), attrs,
+                         node.name, scoped=False)
+
+
 def _listed_attrs(node: Node) -> dict[str, str]:
     out = dict(node.attrs)
     for k in HIDDEN_KEYS:
@@ -392,7 +508,8 @@ def _entry_name(e: Entry) -> str:
     node = e.node
     if node.is_variable:
         return node.name
-    return f"{node.name}_{node.output_names()[e.index]}"
+    out = node.output_names()[e.index]
+    return f"{node.name}_{out}" if node.name else out
 
 
 def _clone(sym: Symbol) -> Symbol:
@@ -427,7 +544,8 @@ def var(name: str, attr: dict | None = None, shape=None, lr_mult=None, wd_mult=N
     """Create a symbolic variable (a graph input)."""
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    attrs = AttrScope.current.get(attr)
+    attrs = {stored_attr_key(k, operator_kwarg=False): v
+             for k, v in AttrScope.current.get(attr).items()}
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape) if isinstance(shape, list) else shape)
     if lr_mult is not None:
