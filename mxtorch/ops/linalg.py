@@ -5,6 +5,9 @@ The ``_linalg_*`` operators appear in ``mx.nd.linalg`` through their prefix and 
 """
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import torch
 
 from ..base import MXNetError
@@ -108,6 +111,7 @@ def _gemm_product(op: str, attrs, a: torch.Tensor, b: torch.Tensor) -> torch.Ten
     a2, b2 = a.transpose(axis, -2), b.transpose(axis, -2)
     a2 = a2.transpose(-1, -2) if attrs.transpose_a else a2
     b2 = b2.transpose(-1, -2) if attrs.transpose_b else b2
+    _check_float(op, a, b)
     if a2.shape[-1] != b2.shape[-2] or a2.shape[:-2] != b2.shape[:-2]:
         raise MXNetError(f"Operator {op}: incompatible matrix dimensions for "
                          f"multiplication: A {tuple(a.shape)} X B {tuple(b.shape)} "
@@ -167,11 +171,30 @@ register(OpDef(
         "Parameters\n----------\n*args : NDArray\n    Input matrices."))
 
 
-# ---------------------------------------------------------------------- factorizations
-def _check_square(op: str, a: torch.Tensor) -> None:
-    if a.dim() < 2 or a.shape[-1] != a.shape[-2]:
-        raise MXNetError(f"Operator {op}: expected (batches of) square matrices, got shape "
-                         f"{tuple(a.shape)}")
+# ---------------------------------------------------------------------- la_op helpers
+def _check_float(op: str, *tensors: torch.Tensor) -> None:
+    """MXNet's linalg kernels are float32/float64 only."""
+    for t in tensors:
+        if t.dtype not in (torch.float32, torch.float64):
+            raise MXNetError(f"Operator {op}: this operation only supports 32-bit and 64-bit "
+                             f"floating point, got {str(t.dtype).replace('torch.', '')}")
+
+
+def _check_matrices(op: str, a: torch.Tensor, square: bool = True) -> None:
+    _check_float(op, a)
+    if a.dim() < 2 or (square and a.shape[-1] != a.shape[-2]):
+        kind = "square matrices" if square else "matrices"
+        raise MXNetError(f"Operator {op}: input must be a tensor of {kind} (dimension >= 2), "
+                         f"got shape {tuple(a.shape)}")
+
+
+def _check_pair(op: str, a: torch.Tensor, b: torch.Tensor) -> None:
+    """A (square) and B share their leading (batch) axes, as in MXNet's la_op shape checks."""
+    _check_matrices(op, a)
+    _check_float(op, b)
+    if b.dim() != a.dim() or a.shape[:-2] != b.shape[:-2]:
+        raise MXNetError(f"Operator {op}: shapes of inputs 0, 1 must be the same except on the "
+                         f"last two dimensions, got {tuple(a.shape)} and {tuple(b.shape)}")
 
 
 def _legacy(out: torch.Tensor) -> torch.Tensor:
@@ -183,21 +206,40 @@ def _tri(a: torch.Tensor, lower: bool) -> torch.Tensor:
     return torch.tril(a) if lower else torch.triu(a)
 
 
+def _lapack_error(op: str, err: Exception, what: str) -> MXNetError:
+    return MXNetError(f"Operator {op}: {what} failed in lapack on cpu ({err}). This may happen "
+                      "when the input matrix is either not symmetric or not positive definite.")
+
+
+# ---------------------------------------------------------------------- Cholesky, triangular
 def _potrf(attrs, a):
-    _check_square("_linalg_potrf", a)
-    return torch.linalg.cholesky(a)
+    _check_matrices("_linalg_potrf", a)
+    # MXNet: only the triangle named by `lower` is read.
+    try:
+        return torch.linalg.cholesky(a, upper=not attrs.lower)
+    except torch.linalg.LinAlgError as err:
+        raise _lapack_error("_linalg_potrf", err, "potrf") from None
+
+
+def _potri(attrs, a):
+    _check_matrices("_linalg_potri", a)
+    # MXNet: (A A^T)^-1 from the lower factor (A^T A from the upper); only that triangle of
+    # A is read, so the gradient is zero on the other one.
+    tri = _tri(a, attrs.lower)
+    return torch.cholesky_inverse(tri, upper=not attrs.lower)
 
 
 def _trsm(attrs, a, b):
-    _check_square("_linalg_trsm", a)
-    tri = a.transpose(-1, -2) if attrs.transpose else a
+    _check_pair("_linalg_trsm", a, b)
+    tri = _tri(a, attrs.lower)
+    tri = tri.transpose(-1, -2) if attrs.transpose else tri
     upper = attrs.lower == attrs.transpose  # a transposed lower matrix is upper
-    out = torch.linalg.solve_triangular(tri, b, upper=upper, left=not attrs.rightside)
-    return out * attrs.alpha if attrs.alpha != 1.0 else out
+    rhs = b * attrs.alpha if attrs.alpha != 1.0 else b
+    return torch.linalg.solve_triangular(tri, rhs, upper=upper, left=not attrs.rightside)
 
 
 def _trmm(attrs, a, b):
-    _check_square("_linalg_trmm", a)
+    _check_pair("_linalg_trmm", a, b)
     tri = _tri(a, attrs.lower)
     tri = tri.transpose(-1, -2) if attrs.transpose else tri
     out = torch.matmul(b, tri) if attrs.rightside else torch.matmul(tri, b)
@@ -205,56 +247,227 @@ def _trmm(attrs, a, b):
 
 
 def _syrk(attrs, a):
+    _check_matrices("_linalg_syrk", a, square=False)
     at = a.transpose(-1, -2)
     out = torch.matmul(at, a) if attrs.transpose else torch.matmul(a, at)
     return out * attrs.alpha if attrs.alpha != 1.0 else out
 
 
 def _sumlogdiag(attrs, a):
-    _check_square("_linalg_sumlogdiag", a)
+    _check_matrices("_linalg_sumlogdiag", a)
     return _legacy(torch.log(torch.diagonal(a, dim1=-2, dim2=-1)).sum(-1))
 
 
+# ---------------------------------------------------------------------- LQ, eigen
+def _gelqf(attrs, a):
+    _check_matrices("_linalg_gelqf", a, square=False)
+    if a.shape[-2] > a.shape[-1]:
+        raise MXNetError(f"Operator _linalg_gelqf: input A shape wrong: last dimension must be "
+                         f">= than second to last, got {tuple(a.shape)}")
+    # MXNet: LAPACK gelqf + orglq. A = L Q is the transpose of A^T = Q^T L^T, and geqrf's
+    # Householder convention (the signs of L's diagonal) is the same as gelqf's.
+    q, r = torch.linalg.qr(a.transpose(-1, -2))
+    return q.transpose(-1, -2), r.transpose(-1, -2)
+
+
+class _Syevd(torch.autograd.Function):
+    """(U, L) with A = U^T diag(L) U and MXNet's backward (eigenvalue gaps clamped)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        lam, vec = torch.linalg.eigh(a)  # lower triangle only, as MXNet's syevd
+        u = vec.transpose(-1, -2)
+        # MXNet: each eigenvector's largest entry (first one on ties) is made positive.
+        idx = u.abs().argmax(-1, keepdim=True)
+        sign = torch.where(torch.gather(u, -1, idx) < 0, -1.0, 1.0).to(u.dtype)
+        u = (u * sign).contiguous()
+        ctx.save_for_backward(u, lam)
+        return u, lam
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, du, dlam):
+        u, lam = ctx.saved_tensors
+        du = torch.zeros_like(u) if du is None else du
+        dlam = torch.zeros_like(lam) if dlam is None else dlam
+        x = du @ u.transpose(-1, -2)
+        eps = 1e-100 if u.dtype == torch.float64 else 1e-30
+        gap = (lam.unsqueeze(-1) - lam.unsqueeze(-2)).clamp_min(eps) * 2.0
+        low = torch.tril((x - x.transpose(-1, -2)) / gap, -1)
+        y = low + low.transpose(-1, -2) + torch.diag_embed(dlam)
+        return u.transpose(-1, -2) @ y @ u
+
+
+def _syevd(attrs, a):
+    _check_matrices("_linalg_syevd", a)
+    return _Syevd.apply(a)
+
+
+# ---------------------------------------------------------------------- inverse, det
 def _inverse(attrs, a):
-    _check_square("_linalg_inverse", a)
+    _check_matrices("_linalg_inverse", a)
     return torch.linalg.inv(a)
 
 
+class _Det(torch.autograd.Function):
+    """det(A); MXNet's gradient det * inv(A)^T, zero for a singular matrix."""
+
+    @staticmethod
+    def forward(ctx, a):
+        det = torch.linalg.det(a)
+        ctx.save_for_backward(a, det)
+        return det
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, ddet):
+        a, det = ctx.saved_tensors
+        inv = torch.linalg.inv_ex(a)[0].transpose(-1, -2)
+        scale = torch.where(det == 0, 0.0, det * ddet).to(a.dtype)
+        return torch.nan_to_num(inv) * scale[..., None, None]
+
+
+class _SlogDet(torch.autograd.Function):
+    """(sign, log|det A|); MXNet's gradient inv(A)^T for the log, none for the sign."""
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, logabs = torch.linalg.slogdet(a)
+        ctx.save_for_backward(a, logabs)
+        ctx.mark_non_differentiable(sign)
+        return sign, logabs
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dsign, dlog):
+        a, logabs = ctx.saved_tensors
+        if dlog is None:
+            return torch.zeros_like(a)
+        inv = torch.linalg.inv_ex(a)[0].transpose(-1, -2)
+        scale = torch.where(torch.isneginf(logabs), 0.0, dlog).to(a.dtype)
+        return torch.nan_to_num(inv) * scale[..., None, None]
+
+
 def _det(attrs, a):
-    _check_square("_linalg_det", a)
-    return _legacy(torch.linalg.det(a))
+    _check_matrices("_linalg_det", a)
+    return _legacy(_Det.apply(a))
 
 
 def _slogdet(attrs, a):
-    _check_square("_linalg_slogdet", a)
-    sign, logabs = torch.linalg.slogdet(a)
+    _check_matrices("_linalg_slogdet", a)
+    sign, logabs = _SlogDet.apply(a)
     return _legacy(sign), _legacy(logabs)
 
 
-_TRI_PARAMS = [Bool("transpose", False), Bool("rightside", False), Bool("lower", True),
-               Float("alpha", 1.0)]
+# ---------------------------------------------------------------------- diagonal, triangle
+def _extractdiag(attrs, a):
+    _check_matrices("_linalg_extractdiag", a)
+    n, k = a.shape[-1], attrs.offset
+    if n - abs(k) <= 0:
+        raise MXNetError(f"Operator _linalg_extractdiag: illegal offset {k} for diag "
+                         f"extraction of matrices of shape {tuple(a.shape)}")
+    return torch.diagonal(a, k, -2, -1)
+
+
+def _makediag(attrs, a):
+    _check_float("_linalg_makediag", a)
+    if a.dim() < 1:
+        raise MXNetError("Operator _linalg_makediag: input must have at least one dimension")
+    return torch.diag_embed(a, attrs.offset)
+
+
+@lru_cache(maxsize=256)
+def _trian_index_cpu(n: int, offset: int, lower: bool) -> torch.Tensor:
+    m = n - abs(offset)
+    rows, cols = torch.tril_indices(m, m)
+    rows = rows + abs(offset)
+    if offset > 0 or (offset == 0 and not lower):
+        rows, cols = cols, rows
+    return rows * n + cols
+
+
+def _trian_index(n: int, offset: int, lower: bool, device) -> torch.Tensor:
+    """Flat (row * n + col) positions of the packed triangle, in MXNet's packing order.
+
+    The lower triangle (offset < 0, or 0 with ``lower``) is packed row by row, the upper
+    one column by column (MXNet packs the lower triangle of the transpose).
+    """
+    return _trian_index_cpu(n, offset, lower).to(device)
+
+
+def _extracttrian(attrs, a):
+    _check_matrices("_linalg_extracttrian", a)
+    n, k = a.shape[-1], attrs.offset
+    if n - abs(k) <= 0:
+        raise MXNetError(f"Operator _linalg_extracttrian: illegal offset {k} for trian "
+                         f"extraction of matrices of shape {tuple(a.shape)}")
+    idx = _trian_index(n, k, attrs.lower, a.device)
+    return a.reshape(*a.shape[:-2], n * n)[..., idx]
+
+
+def _maketrian(attrs, a):
+    _check_float("_linalg_maketrian", a)
+    size = a.shape[-1] if a.dim() else 0
+    m = int(math.floor(0.5 + (math.sqrt(8 * size + 1) - 1.0) * 0.5))
+    if a.dim() < 1 or m * (m + 1) // 2 != size:
+        raise MXNetError(f"Operator _linalg_maketrian: input tensor of maketrian has an invalid "
+                         f"dimension for the last axis: shape {tuple(a.shape)}")
+    n = m + abs(attrs.offset)
+    out = a.new_zeros(*a.shape[:-1], n * n)
+    out = out.index_copy(-1, _trian_index(n, attrs.offset, attrs.lower, a.device), a)
+    return out.reshape(*a.shape[:-1], n, n)
+
+
+# ---------------------------------------------------------------------- registration
+_LOWER = Bool("lower", True)
+_TRI_PARAMS = [Bool("transpose", False), Bool("rightside", False), _LOWER, Float("alpha", 1.0)]
+_OFFSET = Int("offset", 0)
 
 # (name without "_linalg_", compute, inputs, params, outputs, doc)
 _LINALG = [
-    ("potrf", _potrf, ("A",), [], 1, "Cholesky factor L (lower) of A = L L^T."),
+    ("potrf", _potrf, ("A",), [_LOWER], 1,
+     "Cholesky factor of a symmetric positive-definite A: A = B B^T (B lower) or\n"
+     "A = B^T B (B upper, with lower=False)."),
+    ("potri", _potri, ("A",), [_LOWER], 1,
+     "Inverse of B from its Cholesky factor A: A^-T A^-1 (lower) or A^-1 A^-T (upper)."),
     ("trsm", _trsm, ("A", "B"), _TRI_PARAMS, 1,
-     "Solve op(A) X = alpha B (or X op(A) = alpha B) for triangular A."),
+     "Solve op(A) X = alpha B (or X op(A) = alpha B with rightside) for triangular A."),
     ("trmm", _trmm, ("A", "B"), _TRI_PARAMS, 1,
-     "alpha op(A) B (or alpha B op(A)) with the triangular part of A."),
+     "alpha op(A) B (or alpha B op(A) with rightside) with the triangular part of A."),
     ("syrk", _syrk, ("A",), [Bool("transpose", False), Float("alpha", 1.0)], 1,
      "alpha A A^T (or alpha A^T A with transpose)."),
     ("sumlogdiag", _sumlogdiag, ("A",), [], 1, "Sum of the log of the diagonal."),
+    ("gelqf", _gelqf, ("A",), [], 2,
+     "LQ factorization A = L Q of an (x, y) matrix with x <= y: Q (x, y) has orthonormal\n"
+     "rows, L (x, x) is lower triangular. Returns (Q, L)."),
+    ("syevd", _syevd, ("A",), [], 2,
+     "Eigendecomposition of a symmetric A = U^T diag(L) U (lower triangle read): U holds\n"
+     "the eigenvectors as rows (largest entry positive), L the ascending eigenvalues."),
     ("inverse", _inverse, ("A",), [], 1, "Matrix inverse."),
     ("det", _det, ("A",), [], 1, "Matrix determinant."),
     ("slogdet", _slogdet, ("A",), [], 2, "Sign and log of the absolute determinant."),
+    ("extractdiag", _extractdiag, ("A",), [_OFFSET], 1,
+     "The diagonal at ``offset`` (0 main, > 0 above, < 0 below) as a vector."),
+    ("makediag", _makediag, ("A",), [_OFFSET], 1,
+     "Square matrices with the input vectors on the diagonal at ``offset``."),
+    ("extracttrian", _extracttrian, ("A",), [_OFFSET, _LOWER], 1,
+     "The triangle at ``offset`` as a vector: the lower one (offset < 0, or 0 with lower)\n"
+     "packed row by row, the upper one column by column."),
+    ("maketrian", _maketrian, ("A",), [_OFFSET, _LOWER], 1,
+     "Square matrices whose triangle at ``offset`` holds the packed input vectors (the\n"
+     "inverse of extracttrian); the rest is zero."),
 ]
 
 # MXNet: det and slogdet keep hidden LU and pivot outputs (hence "output0" names).
 _HIDDEN = {"det": 2, "slogdet": 2}
+# MXNet: syevd has no linalg_syevd alias in mx.nd / mx.sym.
+_NO_ALIAS = {"syevd"}
 
 for _name, _fn, _inputs, _params, _nout, _doc in _LINALG:
     _total = _nout + _HIDDEN.get(_name, 0)
     register(OpDef(f"_linalg_{_name}", _fn, inputs=_inputs, params=_params,
-                   num_outputs=_nout, aliases=(f"linalg_{_name}",), total_outputs=_total,
+                   num_outputs=_nout, total_outputs=_total,
+                   aliases=() if _name in _NO_ALIAS else (f"linalg_{_name}",),
                    output_names=None if _total == 1 else [f"output{i}" for i in range(_total)],
-                   doc=_doc + " Works on the last two axes; leading axes are batches."))
+                   doc=_doc + "\nWorks on the last two axes; leading axes are batches.\n"
+                   "Supports float32 and float64."))
