@@ -188,31 +188,56 @@ def _cast(attrs, x: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
+               fluent="astype",
                doc="Cast the input to ``dtype``; the gradient is cast back."))
 
 
+# the dtypes that AMP's casts convert; every other dtype passes through them
+_AMP_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _amp_shape(attrs, in_shapes: list, out_shapes: list | None = None):
+    """Each output has its input's shape, inferred both ways (0 = unknown dimension)."""
+    outs = list(out_shapes or [None] * len(in_shapes))
+    merged = []
+    for i, o in zip(in_shapes, outs):
+        if i is None or o is None or len(i) != len(o):
+            merged.append(i if i is not None else o)
+        else:
+            merged.append(tuple(a or b for a, b in zip(i, o)))
+    return merged, merged
+
+
 def _amp_cast(attrs, x: torch.Tensor) -> torch.Tensor:
-    # MXNet: only floating-point inputs are cast; other dtypes pass through.
-    if not x.is_floating_point():
+    # MXNet: only float32/float16/bfloat16 inputs are cast; float64 and integers pass through.
+    if x.dtype not in _AMP_FLOATS:
         return x.clone()
     return x.to(torch_dtype(attrs.dtype), copy=True)
 
 
 register(OpDef("amp_cast", _amp_cast, params=[Dtype("dtype", REQUIRED)],
+               infer_shape=_amp_shape,
                doc="AMP cast: cast floating-point input to ``dtype``."))
 
 
 def _amp_multicast(attrs, *xs: torch.Tensor):
-    """Cast float16/float32 inputs to the widest (or narrowest) of them."""
+    """Cast the float32/float16/bfloat16 inputs to the widest (or narrowest) of them."""
     if len(xs) != attrs.num_outputs:
         raise MXNetError(f"Operator amp_multicast: num_outputs={attrs.num_outputs} but "
                          f"{len(xs)} inputs were given")
-    amp = (torch.float16, torch.float32)
     if attrs.cast_narrow:
-        target = torch.float16 if any(x.dtype == torch.float16 for x in xs) else torch.float32
+        # MXNet: float32 unless some input is float16 or bfloat16 (the last such one wins)
+        target = torch.float32
+        for x in xs:
+            if x.dtype is torch.float16 or x.dtype is torch.bfloat16:
+                target = x.dtype
+    elif any(x.dtype is torch.float32 for x in xs):
+        target = torch.float32
     else:
-        target = torch.float32 if any(x.dtype == torch.float32 for x in xs) else torch.float16
-    outs = tuple(x.to(target, copy=True) if x.dtype in amp else x.clone() for x in xs)
+        # MXNet: without a float32 input the first input's dtype is "widest", whatever it
+        # is (float64 and int32 included: (int32, float16) casts the float16 to int32)
+        target = xs[0].dtype if xs else torch.float32
+    outs = tuple(x.to(target, copy=True) if x.dtype in _AMP_FLOATS else x.clone() for x in xs)
     return outs[0] if len(outs) == 1 else outs
 
 
@@ -220,4 +245,5 @@ register(OpDef("amp_multicast", _amp_multicast,
                params=[Int("num_outputs"), Bool("cast_narrow", False)],
                inputs=lambda attrs: [f"data_{i}" for i in range(attrs.num_outputs)],
                key_var_num_args="num_outputs", num_outputs=lambda attrs: attrs.num_outputs,
-               doc="AMP multicast: cast float16/float32 inputs to a common float type."))
+               infer_shape=_amp_shape,
+               doc="AMP multicast: cast float32/float16/bfloat16 inputs to a common type."))

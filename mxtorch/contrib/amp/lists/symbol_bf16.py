@@ -1,0 +1,136 @@
+"""MXNet 1.9.1's bfloat16 AMP classification of operators, restricted to the registry's."""
+from ._names import conditional, names
+
+# Operators run in bfloat16: their floating-point inputs are cast to it.
+BF16_FUNCS = names("""
+Convolution FullyConnected
+""")
+
+# Operators that run in whatever precision they get (bfloat16 or float32): no cast.
+BF16_FP32_FUNCS = names("""
+abs _add BatchNorm BatchNormWithReLU clip Concat concat LRN Pooling relu _shuffle shuffle
+sqrt square tanh
+""")
+
+# Operators run in float32 (overflow-prone or precision-sensitive): their inputs are cast to it.
+FP32_FUNCS = names("""
+adam_update _adamw_update all_finite _arange arccos arccosh arcsin arcsinh arctan arctanh
+argmax argmax_channel argmin argsort batch_take BatchNorm_v1 BilinearSampler BlockGrad
+broadcast_axes broadcast_axis _broadcast_backward broadcast_hypot broadcast_like
+broadcast_mul broadcast_power broadcast_to _CachedOp Cast cast cast_storage cbrt ceil
+choose_element_0index _cond _contrib_AdaptiveAvgPooling2D _contrib_BilinearResize2D
+_contrib_bipartite_matching _contrib_boolean_mask _contrib_count_sketch _contrib_ctc_loss
+_contrib_CTCLoss _contrib_DeformableConvolution _contrib_DeformablePSROIPooling
+_contrib_dequantize _contrib_div_sqrt_dim _contrib_fft _contrib_getnnz
+_contrib_gradientmultiplier _contrib_group_adagrad_update _contrib_hawkesll _contrib_ifft
+_contrib_index_array _contrib_index_copy _contrib_quadratic _contrib_quantize
+_contrib_quantize_v2 _contrib_quantized_act _contrib_quantized_concat
+_contrib_quantized_conv _contrib_quantized_elemwise_add _contrib_quantized_flatten
+_contrib_quantized_fully_connected _contrib_quantized_pooling _contrib_requantize
+_contrib_SparseEmbedding _contrib_SyncBatchNorm Convolution_v1 _copy _copyto cos cosh Crop
+crop _crop_assign _crop_assign_scalar _CrossDeviceCopy ctc_loss CTCLoss Custom
+_CustomFunction _cvcopyMakeBorder _cvimdecode _cvimread _cvimresize Deconvolution degrees
+depth_to_space diag _div_scalar _DivScalar Dropout Embedding _equal_scalar _EqualScalar erf
+erfinv exp expand_dims expm1 _eye fill_element_0index fix Flatten flatten flip floor
+_foreach ftml_update ftrl_update _full gamma gammaln gather_nd _grad_add
+_greater_equal_scalar _greater_scalar _GreaterEqualScalar _GreaterScalar GridGenerator
+GroupNorm hard_sigmoid _histogram _Hypot _hypot _hypot_scalar _HypotScalar identity
+_identity_with_attr_like_rhs IdentityAttachKLSparseReg _image_adjust_lighting _image_crop
+_image_flip_left_right _image_flip_top_bottom _image_normalize _image_random_brightness
+_image_random_color_jitter _image_random_contrast _image_random_flip_left_right
+_image_random_flip_top_bottom _image_random_hue _image_random_lighting
+_image_random_saturation _image_resize _image_to_tensor _imdecode InstanceNorm khatri_rao
+L2Normalization LayerNorm _lesser_equal_scalar _lesser_scalar _LesserEqualScalar
+_LesserScalar _linalg_det linalg_det _linalg_extractdiag linalg_extractdiag
+_linalg_extracttrian linalg_extracttrian _linalg_gelqf linalg_gelqf _linalg_gemm linalg_gemm
+_linalg_gemm2 linalg_gemm2 _linalg_inverse linalg_inverse _linalg_makediag linalg_makediag
+_linalg_maketrian linalg_maketrian _linalg_potrf linalg_potrf _linalg_potri linalg_potri
+_linalg_slogdet linalg_slogdet _linalg_sumlogdiag linalg_sumlogdiag _linalg_syevd
+_linalg_syrk linalg_syrk _linalg_trmm linalg_trmm _linalg_trsm linalg_trsm
+LinearRegressionOutput _linspace log log10 log1p log2 log_softmax _logical_and_scalar
+logical_not _logical_or_scalar _logical_xor_scalar _LogicalAndScalar _LogicalOrScalar
+_LogicalXorScalar LogisticRegressionOutput MAERegressionOutput make_loss MakeLoss max
+max_axis _maximum_scalar _MaximumScalar mean min min_axis _minimum_scalar _MinimumScalar
+_minus_scalar _MinusScalar _mod_scalar _ModScalar moments _mp_adamw_update mp_sgd_mom_update
+mp_sgd_update _mul_scalar _MulScalar multi_all_finite multi_mp_sgd_mom_update
+multi_mp_sgd_update multi_sgd_mom_update multi_sgd_update nanprod nansum _Native _NDArray
+negative _NoGradient norm normal _not_equal_scalar _NotEqualScalar one_hot _onehot_encode
+_ones ones_like Pad pad pick _plus_scalar _PlusScalar Pooling_v1 _Power _power _power_scalar
+_PowerScalar prod radians _random_exponential random_exponential _random_exponential_like
+_random_gamma random_gamma _random_gamma_like _random_generalized_negative_binomial
+random_generalized_negative_binomial _random_generalized_negative_binomial_like
+_random_negative_binomial random_negative_binomial _random_negative_binomial_like
+_random_normal random_normal _random_normal_like _random_poisson random_poisson
+_random_poisson_like _random_randint random_randint _random_uniform random_uniform
+_random_uniform_like _ravel_multi_index ravel_multi_index rcbrt _rdiv_scalar _RDivScalar
+reciprocal repeat Reshape reshape reshape_like reverse rint _rminus_scalar _RMinusScalar
+_rmod_scalar _RModScalar rmsprop_update rmspropalex_update RNN _rnn_param_concat ROIPooling
+round _rpower_scalar _RPowerScalar rsqrt _sample_exponential sample_exponential
+_sample_gamma sample_gamma _sample_generalized_negative_binomial
+sample_generalized_negative_binomial _sample_multinomial sample_multinomial
+_sample_negative_binomial sample_negative_binomial _sample_normal sample_normal
+_sample_poisson sample_poisson _sample_uniform sample_uniform _sample_unique_zipfian
+_scatter_minus_scalar scatter_nd _scatter_plus_scalar _scatter_set_nd SequenceLast
+SequenceMask SequenceReverse _set_value _sg_mkldnn_conv _sg_mkldnn_fully_connected
+sgd_mom_update sgd_update shape_array sigmoid sign signsgd_update signum_update sin sinh
+size_array slice _slice_assign _slice_assign_scalar slice_axis slice_like SliceChannel
+smooth_l1 Softmax softmax softmax_cross_entropy SoftmaxActivation SoftmaxOutput softmin
+softsign sort space_to_depth _sparse_abs _sparse_adagrad_update _sparse_adam_update
+_sparse_arccos _sparse_arccosh _sparse_arcsin _sparse_arcsinh _sparse_arctan _sparse_arctanh
+_sparse_cast_storage _sparse_cbrt _sparse_ceil _sparse_clip _sparse_concat _sparse_cos
+_sparse_cosh _sparse_degrees _sparse_Embedding _sparse_exp _sparse_expm1 _sparse_fix
+_sparse_floor _sparse_ftrl_update _sparse_FullyConnected _sparse_gamma _sparse_gammaln
+_sparse_LinearRegressionOutput _sparse_log _sparse_log10 _sparse_log1p _sparse_log2
+_sparse_LogisticRegressionOutput _sparse_MAERegressionOutput _sparse_make_loss _sparse_mean
+_sparse_negative _sparse_norm _sparse_radians _sparse_relu _sparse_retain _sparse_rint
+_sparse_round _sparse_rsqrt _sparse_sgd_mom_update _sparse_sgd_update _sparse_sigmoid
+_sparse_sign _sparse_sin _sparse_sinh _sparse_slice _sparse_sqrt _sparse_square
+_sparse_stop_gradient _sparse_tan _sparse_tanh _sparse_trunc _sparse_zeros_like
+SpatialTransformer split _split_v2 _split_v2_backward _square_sum squeeze stop_gradient sum
+sum_axis SVMOutput swapaxes SwapAxis take tan tile topk transpose trunc uniform
+_unravel_index unravel_index UpSampling _while_loop _zeros zeros_like _zeros_without_dtype
+""")
+
+# Operators whose inputs must share a dtype: all are cast to the widest of them (amp_multicast).
+WIDEST_TYPE_CASTS = names("""
+add_n batch_dot broadcast_add broadcast_div broadcast_equal broadcast_greater
+broadcast_greater_equal broadcast_lesser broadcast_lesser_equal broadcast_logical_and
+broadcast_logical_or broadcast_logical_xor broadcast_maximum broadcast_minimum
+broadcast_minus broadcast_mod broadcast_not_equal broadcast_plus broadcast_sub
+_contrib_box_iou _contrib_box_nms _contrib_box_non_maximum_suppression
+_contrib_dgl_adjacency _contrib_dgl_csr_neighbor_non_uniform_sample
+_contrib_dgl_csr_neighbor_uniform_sample _contrib_dgl_graph_compact _contrib_dgl_subgraph
+_contrib_edge_id _contrib_MultiBoxDetection _contrib_MultiBoxPrior _contrib_MultiBoxTarget
+_contrib_MultiProposal _contrib_Proposal _contrib_PSROIPooling _contrib_ROIAlign Correlation
+_Div _div dot ElementWiseSum elemwise_add elemwise_div elemwise_mul elemwise_sub _Equal
+_equal _Greater _greater _Greater_Equal _greater_equal _Lesser _lesser _Lesser_Equal
+_lesser_equal _Logical_And _logical_and _Logical_Or _logical_or _Logical_Xor _logical_xor
+_Maximum _maximum _Minimum _minimum _Minus _minus _Mod _mod _Mul _mul _Not_Equal _not_equal
+_Plus _plus _random_pdf_dirichlet random_pdf_dirichlet _random_pdf_exponential
+random_pdf_exponential _random_pdf_gamma random_pdf_gamma
+_random_pdf_generalized_negative_binomial random_pdf_generalized_negative_binomial
+_random_pdf_negative_binomial random_pdf_negative_binomial _random_pdf_normal
+random_pdf_normal _random_pdf_poisson random_pdf_poisson _random_pdf_uniform
+random_pdf_uniform _scatter_elemwise_div _sparse_add_n _sparse_broadcast_add
+_sparse_broadcast_div _sparse_broadcast_minus _sparse_broadcast_mul _sparse_broadcast_plus
+_sparse_broadcast_sub _sparse_dot _sparse_ElementWiseSum _sparse_elemwise_add
+_sparse_elemwise_div _sparse_elemwise_mul _sparse_elemwise_sub _sparse_sum _sparse_where
+stack _sub where
+""")
+
+# Loss-output operators whose ``grad_scale`` carries the loss scale.
+LOSS_OUTPUT_FUNCTIONS = names("""
+LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput SoftmaxOutput
+""")
+
+# (operator, attribute, values): run in float32 when the attribute has one of the values.
+CONDITIONAL_FP32_FUNCS = conditional([
+    ('Activation', 'act_type', ['softrelu']),
+    ('LeakyReLU', 'act_type', ['elu', 'selu']),
+])
+
+# Per operator, the inputs (by position; "" = cast) kept in float32 when it runs in bfloat16.
+BF16_USE_FP32_PARAMS = {
+    'BatchNormWithReLU': ['', 'gamma', 'beta', 'moving_mean', 'moving_var'],
+    'BatchNorm': ['', 'gamma', 'beta', 'moving_mean', 'moving_var'],
+}
