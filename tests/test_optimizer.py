@@ -561,3 +561,58 @@ def test_static_graph_sees_weights_the_fused_step_wrote():
     trainer.step(2)
     w, b = net.weight.data().asnumpy(), net.bias.data().asnumpy()
     np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy() @ w.T + b, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------- LBSGD
+_LB_GRADS = [[[0.1, 0.2], [-0.3, 0.4]], [[0.5, -0.1], [0.2, 0.0]],
+             [[-0.2, 0.3], [0.1, 0.1]], [[0.3, 0.3], [-0.1, 0.2]]]
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    # weights after each of four updates, from real MXNet 1.9.1
+    (dict(momentum=0.9, batch_scale=2, warmup_epochs=1, updates_per_epoch=4, wd=0.01),
+     [[[1.0, -2.0], [0.5, 3.0]], [[0.9535, -2.0045], [0.50675, 2.9655]],
+      [[0.9535, -2.0045], [0.50675, 2.9655]],
+      [[0.89974302, -2.06454086], [0.51181149, 2.8985188]]]),
+    (dict(momentum=0.0, batch_scale=2, warmup_strategy='lars', wd=0.01),
+     [[[1.0, -2.0], [0.5, 3.0]], [[0.77785438, -2.02149796], [0.53224701, 2.83518243]],
+      [[0.77785438, -2.02149796], [0.53224701, 2.83518243]],
+      [[0.73575681, -2.22535038], [0.52836901, 2.70523500]]]),
+    (dict(momentum=0.5, batch_scale=1, warmup_strategy='sqrt', warmup_epochs=2,
+          updates_per_epoch=2),
+     [[[0.99, -2.02], [0.53, 2.96]], [[0.935, -2.02], [0.525, 2.94]],
+      [[0.9275, -2.05], [0.5125, 2.92]], [[0.89375, -2.095], [0.51625, 2.89]]]),
+    (dict(momentum=0.5, batch_scale=3, warmup_strategy='power2', warmup_epochs=2,
+          updates_per_epoch=2, begin_epoch=1),
+     [[[0.99291658, -2.01416659], [0.52125001, 2.97166657]]] * 3
+     + [[[0.92937499, -2.07124996], [0.51187497, 2.92750001]]]),
+])
+def test_lbsgd_accumulates_batch_scale_gradients_with_warmup(kwargs, expected):
+    o = opt.create('lbsgd', learning_rate=0.1, **kwargs)
+    w = mx.nd.array([[1., -2.], [0.5, 3.]])
+    state = o.create_state_multi_precision(0, w)
+    for g, want in zip(_LB_GRADS, expected):
+        o.update_multi_precision(0, w, mx.nd.array(g), state)
+        np.testing.assert_allclose(w.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_lbsgd_multi_precision_keeps_float32_master():
+    o = opt.LBSGD(learning_rate=0.1, momentum=0.9, multi_precision=True)
+    w = mx.nd.array([[1., -2.], [0.5, 3.]], dtype='float16')
+    w32, mom = o.create_state_multi_precision(0, w)
+    assert w32.dtype == np.float32 and mom.dtype == np.float32
+    o.update_multi_precision(0, w, mx.nd.array(_LB_GRADS[0], dtype='float16'), (w32, mom))
+    want = np.array([[1., -2.], [0.5, 3.]]) - 0.1 * np.array(_LB_GRADS[0])
+    np.testing.assert_allclose(w32.asnumpy(), want, rtol=1e-4)  # float16 gradient
+    assert w.dtype == np.float16
+    np.testing.assert_allclose(w.asnumpy(), want, rtol=1e-3)
+
+
+def test_optimizer_module_holds_every_optimizer():
+    """MXNet's mx.optimizer.optimizer module defines them all (pickles name it)."""
+    from mxtorch.optimizer import optimizer as mod
+    for name in ['SGD', 'Adam', 'LBSGD', 'ccSGD', 'Test', 'Updater', 'get_updater',
+                 'Optimizer', 'create', 'register', 'NDabs']:
+        assert getattr(mod, name) is getattr(mx.optimizer, name)
+    assert isinstance(mod.create('LBSGD'), mod.LBSGD)
+    assert sorted(mx.optimizer.__all__) == sorted(mod.__all__ + ['contrib'])

@@ -8,7 +8,7 @@ import numpy
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from .optimizer import Optimizer, register
+from .base import Optimizer, register
 
 __all__ = ["Adam", "AdaGrad", "RMSProp", "AdaDelta", "Ftrl", "Adamax", "Nadam", "FTML",
            "LAMB", "Test"]

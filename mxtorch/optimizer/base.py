@@ -1,4 +1,4 @@
-"""The ``Optimizer`` base class, its registry and ``create`` (``mx.optimizer``).
+"""The ``Optimizer`` base class, its registry and ``create``.
 
 Optimizers update weights through the registered update operators (``mx.nd.sgd_update``,
 ``mx.nd.adam_update``, ...) with ``out=weight``, or through plain NDArray arithmetic where

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from .optimizer import Optimizer
+from .base import Optimizer
 
 register = Optimizer.register
 

@@ -10,7 +10,7 @@ from ..ops.optim import sgd_foreach_
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from .optimizer import Optimizer, _flatten_list, register
+from .base import Optimizer, _flatten_list, register
 
 __all__ = ["SGD", "ccSGD", "NAG", "Signum", "LARS", "DCASGD", "SGLD"]
 

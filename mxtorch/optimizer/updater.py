@@ -6,7 +6,7 @@ from typing import Any
 from ..base import MXNetError
 from ..format.pickle_safe import LRSchedulerState, OptimizerState, dump_states, load_states
 from ..ndarray import NDArray
-from .optimizer import Optimizer
+from .base import Optimizer
 
 __all__ = ["Updater", "get_updater"]
 
