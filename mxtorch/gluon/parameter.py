@@ -7,10 +7,12 @@ from collections import OrderedDict, defaultdict
 import numpy as np
 
 from .. import autograd, context, initializer, ndarray, symbol
-from ..base import MXNetError
+from ..base import MXNetError, dtype_np
 from ..context import Context, cpu
 from ..util import is_np_array, np_array, np_shape
 from .utils import _brief_print_list, _indent, shape_is_known
+
+_BFLOAT16 = dtype_np("bfloat16")
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant',
            'ParameterDict', 'tensor_types']
@@ -235,7 +237,9 @@ class Parameter:
             elif dtype_source == 'saved':
                 self.dtype = data.dtype
         else:
-            assert np.dtype(self.dtype).type == data.dtype, \
+            # MXNet: bfloat16's dtype is a structured NumPy dtype, compared as a whole
+            expected = np.dtype(self.dtype)
+            assert (expected if expected == _BFLOAT16 else expected.type) == data.dtype, \
                 "Failed loading Parameter '%s' from saved params: " \
                 "dtype incompatible expected %s vs saved %s. " \
                 "Set cast_dtype=True to cast the dtype of saved params." % (

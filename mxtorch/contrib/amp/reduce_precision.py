@@ -212,8 +212,13 @@ def _set_param_dtypes(heads: list[Entry], target: str, data_names: list[str],
                       model_params: list[str], cast_optional_params: bool) -> None:
     """Write ``__dtype__`` on the inputs as MXNet does: on ``model_params`` when given, else
     on the inputs that already carry one; the type is the inferred one (float32 if unknown)."""
-    types = infer_graph_types(heads, {name: _FP32 for name in data_names})
     variables = [n for n in topo_order(heads) if n.is_variable]
+    # MXNet: the types are inferred from the data inputs alone, not the __dtype__ hints
+    hints = {id(n): n.attrs.pop("__dtype__") for n in variables if "__dtype__" in n.attrs}
+    types = infer_graph_types(heads, {name: _FP32 for name in data_names})
+    for n in variables:
+        if id(n) in hints:
+            n.attrs["__dtype__"] = hints[id(n)]
     if cast_optional_params:
         _lower_unknown_params(heads, target, types)
     params = set(model_params)
