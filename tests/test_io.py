@@ -263,3 +263,50 @@ def test_ndarrayiter_batches_are_copies(as_ndarray):
     next(it).data[0][:] = -1
     it.reset()
     np.testing.assert_array_equal(next(it).data[0].asnumpy(), [[0, 1], [2, 3]])
+
+
+# ---------------------------------------------------------------------------- ImageRecord
+def _imgrec_expected():
+    import os
+    fix = os.path.join(os.path.dirname(__file__), "fixtures_data")
+    return os.path.join(fix, "mx_img.rec"), np.load(os.path.join(fix, "mx_imgrec_variants.npz"))
+
+
+@pytest.mark.parametrize("tag, make, kwargs, atol", [
+    ("u8", "ImageRecordUInt8Iter", dict(data_shape=(3, 4, 6), batch_size=2, mean_r=10), 0),
+    ("i8", "ImageRecordInt8Iter", dict(data_shape=(3, 4, 6), batch_size=2, mean_r=10.4,
+                                       mean_g=200, mean_b=30), 0),
+    ("mir", "ImageRecordIter", dict(data_shape=(3, 4, 6), batch_size=4, mirror=True,
+                                    scale=0.5), 0),
+    ("dt", "ImageRecordIter", dict(data_shape=(3, 4, 6), batch_size=4, dtype="uint8",
+                                   mean_r=5), 0),
+    ("v1", "ImageRecordIter_v1", dict(data_shape=(3, 4, 6), batch_size=4, mean_r=5), 0),
+    ("u8v1", "ImageRecordUInt8Iter_v1", dict(data_shape=(3, 4, 6), batch_size=4), 0),
+    # bilinear resizing rounds a few pixels one unit away from OpenCV's fixed-point kernel
+    ("rs", "ImageRecordIter", dict(data_shape=(3, 4, 4), batch_size=2, resize=4), 1),
+    ("big", "ImageRecordIter", dict(data_shape=(3, 8, 8), batch_size=2), 1),
+])
+def test_image_record_iter_variants_match_mxnet(tag, make, kwargs, atol):
+    pytest.importorskip("PIL")
+    rec, expected = _imgrec_expected()
+    it = getattr(io.io, make)(path_imgrec=rec, **kwargs)
+    batch = it.next()
+    want = expected["%s_data0" % tag]
+    got = batch.data[0].asnumpy()
+    assert got.dtype == want.dtype and it.provide_data[0].dtype == want.dtype
+    np.testing.assert_allclose(got.astype(np.float64), want, atol=atol)
+    if "%s_data1" % tag in expected:
+        np.testing.assert_array_equal(it.next().data[0].asnumpy(), expected["%s_data1" % tag])
+
+
+def test_image_record_iter_rejects_other_dtypes():
+    rec, _ = _imgrec_expected()
+    with pytest.raises(MXNetError, match="dtype"):
+        io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 4, 6), batch_size=2, dtype="float16")
+
+
+def test_io_module_holds_every_iterator():
+    for name in ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MXDataIter", "CSVIter",
+                 "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter",
+                 "ImageRecordInt8Iter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]:
+        assert getattr(io.io, name) is getattr(mx.io, name)

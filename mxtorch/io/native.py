@@ -14,7 +14,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray import array
-from .io import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc, DataIter
 
 __all__ = ["MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter"]
 
