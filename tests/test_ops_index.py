@@ -167,3 +167,30 @@ def test_dtype_attributes_given_as_numpy_types():
     assert sym.list_attr()["dtype"] == "int32"
     with pytest.raises(MXNetError, match="topk"):
         mx.nd.topk(a, dtype=np.int8)
+
+
+# ---------------------------------------------------------------------- ravel / unravel
+def test_ravel_multi_index():
+    multi = np.array([[3, 6, 6], [4, 5, 1]], np.float32)
+    flat = np.ravel_multi_index(multi.astype(int), (7, 6)).astype(np.float32)
+    check_op("ravel_multi_index", [multi], {"shape": (7, 6)}, [flat], grad=False)
+    check_op("_ravel_multi_index", [multi], {"shape": (-1, 6)}, [flat], grad=False)
+    check_op("unravel_index", [flat], {"shape": (7, 6)}, [multi], grad=False)
+    check_op("_unravel_index", [flat], {"shape": (-1, 6)}, [multi], grad=False)
+    out = mx.nd.ravel_multi_index(mx.nd.array(multi, dtype="int32"), shape=(7, 6))
+    assert out.dtype == np.int32 and out.asnumpy().tolist() == [22, 41, 37]
+    # MXNet: C++ integer division, negative flat indices stay negative (oracle values)
+    out = mx.nd.unravel_index(mx.nd.array([-5, 50]), shape=(7, 6))
+    assert out.asnumpy().tolist() == [[0, 8], [-5, 2]]
+    sym = mx.sym.ravel_multi_index(mx.sym.var("a"), shape=(7, 6))
+    assert sym.infer_shape(a=(2, 5))[1] == [(5,)]
+    assert sym.tojson().count('"op": "_ravel_multi_index"') == 1
+
+
+def test_ravel_errors():
+    with pytest.raises(MXNetError, match="does not match|first dimension"):
+        mx.nd.ravel_multi_index(mx.nd.ones((2, 3)), shape=(7, 6, 2))
+    with pytest.raises(MXNetError, match="Empty shape"):
+        mx.nd.ravel_multi_index(mx.nd.ones((2, 3)))
+    with pytest.raises(MXNetError, match="Empty shape"):
+        mx.nd.unravel_index(mx.nd.ones((3,)))

@@ -192,3 +192,60 @@ def test_hidden_output_names():
     assert mx.sym.topk(x, name="t").list_outputs() == ["t_output"]
     assert mx.sym.topk(x, ret_typ="both", name="t").list_outputs() == ["t_output0",
                                                                        "t_output1"]
+
+
+# ---------------------------------------------------------------------- moments, histogram
+@pytest.mark.parametrize("axes,keepdims", [((1,), False), ((0, 2), True), ((0, 1, 2), False)])
+def test_moments(axes, keepdims):
+    def expected(x):
+        mean, var = x.mean(axis=axes, keepdims=keepdims), x.var(axis=axes, keepdims=keepdims)
+        return [np.asarray(m).reshape(-1) if np.ndim(m) == 0 else m for m in (mean, var)]
+    check_op("moments", [X], {"axes": axes, "keepdims": keepdims}, expected=expected)
+
+
+def test_moments_int_and_errors():
+    # recorded with MXNet 1.9.1: integer moments truncate
+    mean, var = mx.nd.moments(mx.nd.array(np.arange(6).reshape(2, 3), dtype="int32"), axes=1)
+    assert mean.asnumpy().tolist() == [1, 4] and var.asnumpy().tolist() == [0, 0]
+    assert mx.sym.moments(mx.sym.var("d"), axes=(1,)).list_outputs() == [
+        "moments0_output0", "moments0_output1"]
+    with pytest.raises(MXNetError, match="Empty axes"):
+        mx.nd.moments(mx.nd.ones((2, 3)))
+
+
+def test_histogram():
+    data = mx.nd.array([0, 1, 2, 2, 3, 4.0, 7, -1])
+    # values recorded with MXNet 1.9.1
+    counts, edges = mx.nd.histogram(data, bins=5, range=(0, 5))
+    assert counts.dtype == np.int64 and counts.asnumpy().tolist() == [1, 1, 2, 1, 1]
+    np.testing.assert_allclose(edges.asnumpy(), [0, 1, 2, 3, 4, 5])
+    counts, edges = mx.nd.histogram(data, bins=mx.nd.array([0, 2.1, 3]))
+    assert counts.asnumpy().tolist() == [4, 1]
+    np.testing.assert_allclose(edges.asnumpy(), [0, 2.1, 3], rtol=1e-6)
+    counts, edges = mx.nd.histogram(mx.nd.array([1, 1, 1.0]), bins=3, range=(1, 1))
+    assert counts.asnumpy().tolist() == [0, 3, 0]
+    np.testing.assert_allclose(edges.asnumpy(), [0.5, 0.8333333, 1.1666666, 1.5])
+    x = RNG.uniform(-3, 3, (4, 5, 6))
+    for bins, rng in ((7, (-2.5, 2.5)), (np.array([-1.0, 0.5, 2.0, 4.5]), None)):
+        arg = mx.nd.array(bins, dtype=np.float64) if rng is None else bins
+        got = mx.nd.histogram(mx.nd.array(x, dtype=np.float64), bins=arg, range=rng)
+        want = np.histogram(x, bins, range=rng)
+        assert got[0].asnumpy().tolist() == want[0].tolist()
+        np.testing.assert_allclose(got[1].asnumpy(), want[1])
+    with pytest.raises(ValueError):
+        mx.nd.histogram(data, bins=[0, 1])
+
+
+def test_histogram_symbol():
+    data = mx.sym.var("data")
+    sym = mx.sym.histogram(data, bins=4, range=(0, 1))
+    assert sym.list_outputs() == ["_histogram0_output0", "_histogram0_output1"]
+    assert sym.infer_shape(data=(3, 4))[1] == [(4,), (5,)]
+    assert sym.infer_type(data="float64")[1] == [np.int64, np.float64]
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.array([[0.1, 0.3, 0.35, 0.9]])})
+    assert exe.forward()[0].asnumpy().tolist() == [1, 2, 0, 1]
+    sym = mx.sym.histogram(data, bins=mx.sym.var("bins"))
+    assert sym.list_arguments() == ["data", "bins"]
+    assert sym.infer_shape(data=(3, 4), bins=(6,))[1] == [(5,), (6,)]
+    with pytest.raises(ValueError, match="null range"):
+        mx.sym.histogram(data, bins=4)

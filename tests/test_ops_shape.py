@@ -1,5 +1,7 @@
 """Shape operators vs NumPy (forward, numeric gradients, infer_shape) and MXNet 1.9.1
 behaviour recorded with the real library (shapes, quirks and error cases)."""
+import json
+
 import numpy as np
 import pytest
 
@@ -219,9 +221,30 @@ def test_split_v2():
              lambda a: np.split(a, 2, axis=2), grad=False)
     check_op("_split_v2", [x], {"indices": (0, 1, 2, 3), "axis": 2, "squeeze_axis": True},
              lambda a: [a[..., i] for i in range(4)], grad=False)
+    # MXNet: sections that do not divide the axis make the first parts one longer
+    check_op("_split_v2", [rand(7, 2)], {"indices": (), "sections": 3, "axis": 0},
+             lambda a: [a[:3], a[3:5], a[5:]])
     for idx in [(1, 3), (0, 2, 9)]:
         with pytest.raises(MXNetError, match="_split_v2"):
             mx.nd._internal._split_v2(mx.nd.array(x), indices=idx, axis=2)
+
+
+def test_split_v2_symbol():
+    data = mx.sym.var("data")
+    sym = mx.sym.split_v2(data, (2, 5), axis=0)
+    # the node MXNet 1.9.1 writes
+    node = json.loads(sym.tojson())["nodes"][1]
+    assert node["op"] == "_split_v2"
+    assert node["attrs"] == {"axis": "0", "indices": "[0, 2, 5]", "sections": "0",
+                             "squeeze_axis": "False"}
+    assert sym.infer_shape(data=(7, 2))[1] == [(2, 2), (3, 2), (2, 2)]
+    sym = mx.sym.split_v2(data, 3, axis=-1, squeeze_axis=True)
+    x = rand(2, 3)
+    outs = sym.eval(data=mx.nd.array(x))
+    assert [o.shape for o in outs] == [(2,)] * 3
+    np.testing.assert_array_equal(outs[2].asnumpy(), x[:, 2])
+    with pytest.raises(ValueError):
+        mx.sym.split_v2(data, [1, 2])
 
 
 # ---------------------------------------------------------------------- slicing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -193,14 +194,34 @@ def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
 
 
 def histogram(a: NDArray, bins=10, range=None):  # noqa: A002 - MXNet's name
-    """Histogram of ``a`` with equal-width ``bins`` (or explicit bin edges)."""
-    data = a.asnumpy()
+    """Compute the histogram of the flattened input.
+
+    Parameters
+    ----------
+    a : NDArray
+        Input data.
+    bins : int or NDArray
+        The number of equal-width bins over ``range``, or the bin edges (rightmost
+        included).
+    range : (float, float), optional
+        The range of the equal-width bins; without it NumPy computes the histogram over
+        the data's range (with a warning), as in MXNet.
+
+    Returns
+    -------
+    (NDArray, NDArray)
+        The counts (int64) and the bin edges.
+    """
     if isinstance(bins, NDArray):
-        hist, edges = np.histogram(data, bins=bins.asnumpy())
-    else:
-        hist, edges = np.histogram(data, bins=bins, range=range)
-    return array(hist, ctx=a.context, dtype=np.int64), array(edges, ctx=a.context,
-                                                            dtype=a.dtype)
+        return invoke("_histogram", [a, bins], {})
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        if range is None:
+            warnings.warn("range is not specified, using numpy's result to ensure "
+                          "consistency with numpy")
+            res, edges = np.histogram(a.asnumpy(), bins=bins)
+            return array(res), array(edges)
+        return invoke("_histogram", [a], {"bin_cnt": bins, "range": range})
+    raise ValueError("bins argument should be either an integer or an NDArray")
 
 
 # ------------------------------------------------------------------ files

@@ -265,3 +265,77 @@ register(OpDef(
     params=_SEQ_PARAMS + [Int("axis", 0)], infer_shape=_seq_infer_shape,
     doc="Reverse the valid steps of each sequence." + _SEQ_DOC))
 
+
+
+# ---------------------------------------------------------------------- ravel / unravel
+def _ravel_check(op: str, attrs) -> tuple:
+    shape = tuple(attrs.shape)
+    if not shape:
+        raise MXNetError(f"Operator {op}: Empty shape parameter for {op.strip('_')} operator")
+    return shape
+
+
+def _ravel_compute(attrs, data):
+    """(ndim, N) multi-indices -> (N,) flat indices into ``shape`` (row-major)."""
+    shape = _ravel_check("_ravel_multi_index", attrs)
+    if data.dim() != 2 or data.shape[0] != len(shape):
+        raise MXNetError(f"Operator _ravel_multi_index: input of shape {tuple(data.shape)} "
+                         f"must be 2-D with a first dimension of {len(shape)} (the number "
+                         f"of dimensions of shape={shape})")
+    idx = _as_index(data)
+    flat = idx[0]
+    # MXNet: the leading size is never used, so shape may start with -1
+    for j in range(1, len(shape)):
+        flat = flat * shape[j] + idx[j]
+    return flat.to(data.dtype)
+
+
+def _unravel_compute(attrs, data):
+    """(N,) flat indices -> (ndim, N) multi-indices into ``shape`` (row-major)."""
+    shape = _ravel_check("_unravel_index", attrs)
+    if data.dim() != 1:
+        raise MXNetError(f"Operator _unravel_index: input of shape {tuple(data.shape)} must "
+                         "be 1-D")
+    idx = _as_index(data)
+    rows = []
+    for size in reversed(shape[1:]):
+        # MXNet: C++ integer division (truncating), so negative indices stay negative
+        quot = torch.div(idx, size, rounding_mode="trunc")
+        rows.append(idx - quot * size)
+        idx = quot
+    rows.append(idx)
+    return torch.stack(rows[::-1]).to(data.dtype)
+
+
+def _ravel_infer_shape(attrs, shapes, outs=None):
+    ndim = len(_ravel_check("_ravel_multi_index", attrs))
+    data = shapes[0]
+    if data is not None and len(data) == 2 and data[1]:
+        return [data], [(data[1],)]
+    if outs and outs[0] is not None and outs[0][0]:
+        return [(ndim, outs[0][0])], [tuple(outs[0])]
+    return shapes, None
+
+
+def _unravel_infer_shape(attrs, shapes, outs=None):
+    ndim = len(_ravel_check("_unravel_index", attrs))
+    data = shapes[0]
+    if data is not None and len(data) == 1 and data[0]:
+        return [data], [(ndim, data[0])]
+    if outs and outs[0] is not None and len(outs[0]) == 2 and outs[0][1]:
+        return [(outs[0][1],)], [tuple(outs[0])]
+    return shapes, None
+
+
+register(OpDef(
+    "_ravel_multi_index", _ravel_compute, aliases=("ravel_multi_index",),
+    params=[Shape("shape", ())], infer_shape=_ravel_infer_shape,
+    doc="Convert a batch of multi-indices (ndim, N) into flat indices (N,) for an array of "
+        "``shape`` (its first entry may be -1).\n\nParameters\n----------\ndata : NDArray\n"
+        "shape : tuple of int"))
+register(OpDef(
+    "_unravel_index", _unravel_compute, aliases=("unravel_index",),
+    params=[Shape("shape", ())], infer_shape=_unravel_infer_shape,
+    doc="Convert flat indices (N,) into multi-indices (ndim, N) for an array of ``shape`` "
+        "(its first entry may be -1).\n\nParameters\n----------\ndata : NDArray\n"
+        "shape : tuple of int"))

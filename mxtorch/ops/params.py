@@ -16,7 +16,7 @@ from ..base import MXNetError, dtype_name, dtype_np
 
 __all__ = ["Param", "REQUIRED", "Int", "Float", "Bool", "Str", "Enum", "Shape", "IntOrShape",
            "OptInt", "OptFloat", "OptBool", "OptShape", "Dtype", "OptDtype", "Any_",
-           "FloatOrShape"]
+           "FloatOrShape", "OptFloatTuple"]
 
 
 class _Required:
@@ -197,6 +197,11 @@ def IntOrShape(name: str, default: Any = REQUIRED, doc: str = "") -> Param:
 
 def FloatOrShape(name: str, default: Any = REQUIRED, doc: str = "") -> Param:
     return Param(name, _to_float_tuple, default, doc, "tuple of float")
+
+
+def OptFloatTuple(name: str, default: Any = None, doc: str = "") -> Param:
+    """A tuple of floats or None (``"None"`` in JSON), e.g. histogram's ``range``."""
+    return Param(name, _optional(_to_float_tuple), default, doc, "tuple of float or None")
 
 
 def OptInt(name: str, default: Any = None, doc: str = "") -> Param:

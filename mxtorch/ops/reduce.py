@@ -11,7 +11,8 @@ from typing import Callable
 import torch
 
 from ..base import MXNetError
-from .params import Bool, Dtype, Enum, Int, IntOrShape, OptDtype, OptInt
+from .params import (Bool, Dtype, Enum, Int, IntOrShape, OptDtype, OptFloatTuple, OptInt,
+                     OptShape)
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -298,3 +299,98 @@ register(OpDef(
     doc="Pick one element per position along ``axis`` using ``index``.\n\nParameters\n"
         "----------\ndata : NDArray\nindex : NDArray\naxis : int\nkeepdims : bool\n"
         "mode : {'clip', 'wrap'}"))
+
+
+# ---------------------------------------------------------------------- moments
+def _moments_compute(attrs, x):
+    """Mean and (population) variance over ``axes``."""
+    if not attrs.axes:
+        raise MXNetError("Operator moments: Empty axes is not supported, if you would like "
+                         "to do global moments, please pass all axes to axes argument")
+    dims = reduce_axes("moments", tuple(x.shape), attrs.axes)
+    if x.is_floating_point():
+        var, mean = torch.var_mean(x, dim=dims, correction=0, keepdim=True)
+    else:
+        # MXNet: integer moments truncate, the variance around the truncated mean
+        mean = _mean(x, dims, True)
+        var = _mean((x - mean) * (x - mean), dims, True)
+    if not attrs.keepdims:
+        mean, var = _legacy_shape(mean.squeeze(dims)), _legacy_shape(var.squeeze(dims))
+    return mean, var
+
+
+register(OpDef(
+    "moments", _moments_compute, params=[OptShape("axes", None), Bool("keepdims", False)],
+    num_outputs=2,
+    doc="Mean and variance of ``data`` over ``axes``.\n\nParameters\n----------\n"
+        "data : NDArray\naxes : tuple of int\n    Axes to aggregate over (required, "
+        "non-empty).\nkeepdims : bool, optional\n    Keep the reduced axes as size-one "
+        "dimensions.\n\nReturns\n-------\n(mean, var) : NDArray"))
+
+
+# ---------------------------------------------------------------------- histogram
+def _histogram_inputs(attrs) -> list[str]:
+    return ["data"] if attrs.bin_cnt is not None else ["data", "bins"]
+
+
+def _uniform_bins(attrs, data: torch.Tensor) -> tuple[torch.Tensor, float, float]:
+    """The bin edges of ``bin_cnt`` equal bins over ``range`` (MXNet's formula)."""
+    if attrs.range is None or len(attrs.range) != 2:
+        raise MXNetError("Operator _histogram: bin_cnt and range should both or neither be "
+                         f"specified, and range must have 2 elements (got {attrs.range})")
+    lo, hi = attrs.range
+    if lo > hi:
+        raise MXNetError(f"Operator _histogram: left hand side of range({lo}) should be less "
+                         f"than or equal to right hand side({hi})")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    cnt = attrs.bin_cnt
+    steps = torch.arange(cnt + 1, dtype=torch.float64, device=data.device)
+    edges = ((hi * steps + (cnt - steps) * lo) / cnt).to(data.dtype)
+    return edges, lo, hi
+
+
+def _histogram_compute(attrs, data, bins=None):
+    """Counts (int64) of the flattened data per bin, and the bin edges."""
+    flat = data.detach().reshape(-1)
+    if attrs.bin_cnt is not None:
+        edges, lo, hi = _uniform_bins(attrs, data)
+        cnt = attrs.bin_cnt
+        inside = (flat >= lo) & (flat <= hi)
+        # MXNet: the bin from the bin width, corrected by one against the stored edges
+        target = ((flat.double() - lo) * cnt / (hi - lo)).floor().clamp(0, cnt - 1).long()
+        target = target - (flat < edges[target]).long()
+        target = target + ((flat >= edges[(target + 1).clamp(max=cnt)]) &
+                           (target != cnt - 1)).long()
+    else:
+        if bins.dim() != 1 or bins.shape[0] < 2:
+            raise MXNetError("Operator _histogram: bins argument should be a 1-D vector of "
+                             f"at least 2 bounds, got shape {tuple(bins.shape)}")
+        edges = bins.detach().to(data.dtype)
+        cnt = edges.shape[0] - 1
+        inside = (flat >= edges[0]) & (flat <= edges[-1])
+        target = (torch.searchsorted(edges, flat, right=True) - 1).clamp(max=cnt - 1)
+    counts = torch.bincount(target[inside], minlength=cnt) if flat.numel() else \
+        torch.zeros(cnt, dtype=torch.int64, device=data.device)
+    return counts.to(torch.int64), edges.clone()
+
+
+def _histogram_infer_shape(attrs, shapes):
+    if attrs.bin_cnt is not None:
+        return shapes, [(attrs.bin_cnt,), (attrs.bin_cnt + 1,)]
+    bins = shapes[1] if len(shapes) > 1 else None
+    if bins is None or len(bins) != 1 or not bins[0]:
+        return shapes, None
+    return shapes, [(bins[0] - 1,), tuple(bins)]
+
+
+register(OpDef(
+    "_histogram", _histogram_compute, aliases=("_npi_histogram",), inputs=_histogram_inputs,
+    params=[OptInt("bin_cnt", None), OptFloatTuple("range", None)], num_outputs=2,
+    infer_shape=_histogram_infer_shape,
+    infer_type=lambda attrs, types: (types, ["int64", types[0]]),
+    doc="Histogram of the flattened ``data``: ``bin_cnt`` equal bins over ``range``, or "
+        "the edges in ``bins``.\n\nParameters\n----------\ndata : NDArray\nbins : NDArray, "
+        "optional\n    Bin edges (when bin_cnt is not given).\nbin_cnt : int, optional\n"
+        "range : (float, float), optional\n\nReturns\n-------\n(counts, bin_edges) : "
+        "NDArray (int64 counts)"))

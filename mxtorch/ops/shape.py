@@ -405,10 +405,9 @@ def _split_v2_compute(attrs, x):
     axis = _axis("_split_v2", attrs.axis, x.dim())
     size = x.shape[axis]
     if attrs.sections > 0:
-        if size % attrs.sections:
-            raise MXNetError(f"_split_v2: axis {axis} of size {size} cannot be split into "
-                             f"{attrs.sections} equal sections")
-        bounds = [size // attrs.sections * i for i in range(attrs.sections)]
+        # MXNet: the first size % sections parts are one longer
+        small, extra = divmod(size, attrs.sections)
+        bounds = [i * small + min(i, extra) for i in range(attrs.sections)]
     else:
         bounds = list(attrs.indices)
     bounds.append(size)

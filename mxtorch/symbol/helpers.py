@@ -8,7 +8,7 @@ import numpy as np
 from .symbol import Symbol, _make
 
 __all__ = ["maximum", "minimum", "pow", "power", "hypot", "zeros", "ones", "full", "arange",
-           "linspace", "eye"]
+           "linspace", "eye", "histogram", "split_v2"]
 
 
 def _binary(lhs, rhs, array_op, lscalar, rscalar, py):
@@ -73,3 +73,28 @@ def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
 def eye(N, M=0, k=0, dtype=None, name=None, **kwargs):
     return _make("_eye", [], dict(N=N, M=M, k=k, dtype=dtype or "float32", **kwargs),
                  name=name)
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 - MXNet's name
+    """Histogram of the flattened input: ``bins`` equal bins over ``range`` (both required
+    for an int), or the edges in the Symbol ``bins``; outputs (counts, bin edges)."""
+    if isinstance(bins, Symbol):
+        return _make("_histogram", [a, bins], {}, **kwargs)
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        if range is None:
+            raise ValueError("null range is not supported in symbol mode")
+        return _make("_histogram", [a], {"bin_cnt": bins, "range": range}, **kwargs)
+    raise ValueError("bins argument should be either an integer or an NDArray")
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split into ``indices_or_sections`` parts along ``axis``: an int (equal parts, the
+    first ones one longer when it does not divide the axis) or a tuple of split points."""
+    if isinstance(indices_or_sections, int):
+        indices, sections = [], indices_or_sections
+    elif isinstance(indices_or_sections, tuple):
+        indices, sections = [0] + list(indices_or_sections), 0
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return _make("_split_v2", [ary], {"indices": indices, "axis": axis,
+                                      "squeeze_axis": squeeze_axis, "sections": sections})
