@@ -109,9 +109,11 @@ class GraphProgram:
         return fx.GraphModule(torch.nn.Module(), graph, class_name="GraphProgram")
 
     def run_monitored(self, tensors: Sequence[torch.Tensor], is_train: bool,
-                      device: torch.device | None, callback: Callable, monitor_all: bool):
+                      device: torch.device | None, callback: Callable, monitor_all: bool,
+                      taps=None):
         """Interpret node by node, calling ``callback(name, tensor)`` on every output
-        (and every input when ``monitor_all``); used only while a monitor is installed."""
+        (and every input when ``monitor_all``); used only while a monitor is installed.
+        ``taps`` (a ``monitor.BackwardTaps``) records the gradients of operator inputs."""
         env: dict[tuple, torch.Tensor] = {}
         for n, t in zip(self.input_nodes, tensors):
             env[(id(n), 0)] = t
@@ -119,6 +121,8 @@ class GraphProgram:
             if n.is_variable:
                 continue
             ins = [env[(id(e.node), e.index)] for e in n.inputs]
+            if taps is not None:
+                ins = taps.tap(n, ins)
             if monitor_all:
                 for name, t in zip(n.input_names(), ins):
                     callback(f"{n.name}_{name}", t)

@@ -19,6 +19,7 @@ from ..ops.native import switched_on
 from ..ops.tensor_util import torch_dtype
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
+from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
 from .training import TrainingStep, trace_step
 
@@ -67,6 +68,7 @@ class Executor:
         self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their step)
         self._monitor = None
         self._monitor_all = False
+        self._taps: BackwardTaps | None = None
         self._opt: InferenceOptimizer | None = None
         self._opt_consts: list[str] | None = None
         self._opt_backend: str | None = None
@@ -177,9 +179,10 @@ class Executor:
             return self._program(tensors, is_train, device)
         ctx = self._ctx
         cb = self._monitor
+        self._taps = BackwardTaps() if torch.is_grad_enabled() else None
         return self._program.run_monitored(
             tensors, is_train, device, lambda n, t: cb(n, _wrap(t.detach(), ctx)),
-            self._monitor_all)
+            self._monitor_all, self._taps)
 
     def _set_outputs(self, outs) -> None:
         if len(self.outputs) != len(outs):
@@ -217,6 +220,9 @@ class Executor:
                 taken.add(_storage(g))
         with torch.no_grad():
             self._hand_over(res, fresh)
+        if self._monitor is not None and self._taps is not None:
+            ctx, cb = self._ctx, self._monitor
+            self._taps.report(lambda n, t: cb(n, _wrap(t.detach(), ctx)))
 
     def _hand_over(self, res, fresh) -> None:
         """Write (or add) the gradients ``res`` into the bound arrays; a ``fresh`` one (new
