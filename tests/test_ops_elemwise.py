@@ -475,3 +475,18 @@ def test_symbol_infer_shape():
     assert arg == [(2, 3), (2, 3)] and out == [(2, 3)]
     _, out, _ = (mx.sym.relu(a) * 2 + 1).infer_shape(a=(5, 2))
     assert out == [(5, 2)]
+
+
+def test_arcsinh_second_order_gradient():
+    # MXNet 1.9.1's second derivative of arcsinh is +x/(x^2+1)^1.5 (the true one's sign
+    # flipped); values recorded with MXNet 1.9.1
+    x = mx.nd.array([0.5, -1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.arcsinh(x)
+        g = mx.autograd.grad(y, x, head_grads=mx.nd.array([1.0, 2, 3]), create_graph=True,
+                             retain_graph=True)[0]
+        gg = mx.autograd.grad(g, x, head_grads=mx.nd.ones((3,)), create_graph=True,
+                              retain_graph=True)[0]
+    np.testing.assert_allclose(g.asnumpy(), [0.8944272, 1.4142135, 1.3416407], rtol=1e-6)
+    np.testing.assert_allclose(gg.asnumpy(), [0.35777086, -0.7071067, 0.53665626], rtol=1e-6)

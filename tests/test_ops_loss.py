@@ -388,6 +388,19 @@ def test_ctc_loss_lengths_and_gradient():
              grad=[0], grad_rtol=1e-4, grad_atol=1e-6)
 
 
+def test_ctc_loss_nan_past_data_length():
+    # MXNet never reads steps past a sequence's length: NaN there changes neither the
+    # loss nor the gradient, which is 0 on those steps (values from MXNet 1.9.1)
+    x = _ctc_inputs()
+    x[3:, 1] = np.nan
+    label = np.array([[1, 2], [3, 1]], np.float32)
+    out, (g,) = _run("CTCLoss", [x, label, np.array([5, 3], np.float32)],
+                     use_data_lengths=True, head=np.array([1.0, 2.0]))
+    np.testing.assert_allclose(out, [3.803867, 2.5139432], rtol=1e-5)
+    assert not np.isnan(g).any()
+    np.testing.assert_array_equal(g[3:, 1], 0)
+
+
 def test_ctc_loss_structure_and_errors():
     op = registry.get("CTCLoss")
     attrs = op.parse_attrs({"use_data_lengths": True, "use_label_lengths": "True"})

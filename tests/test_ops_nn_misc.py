@@ -16,6 +16,19 @@ def test_dropout_inference_is_identity():
     check_op("Dropout", [x], {"p": 0.5}, expected=lambda x: x)
 
 
+def test_dropout_p1_is_nan():
+    # MXNet: p=1 scales the all-zero mask by 1/(1-p) = inf, so every output (and
+    # gradient) is NaN in training and with mode='always'
+    x = mx.nd.array(np.ones((3, 4), dtype=np.float32))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Dropout(x, p=1.0)
+    y.backward()
+    assert np.isnan(y.asnumpy()).all() and np.isnan(x.grad.asnumpy()).all()
+    assert np.isnan(mx.nd.Dropout(x, p=1.0, mode="always", axes=(0,)).asnumpy()).all()
+    np.testing.assert_array_equal(mx.nd.Dropout(x, p=1.0).asnumpy(), 1)  # inference
+
+
 def test_dropout_training_mask_and_grad():
     x = mx.nd.array(np.ones((200, 50), dtype=np.float32))
     x.attach_grad()
@@ -220,3 +233,45 @@ def test_roi_pooling_errors():
     with pytest.raises(mx.base.MXNetError, match="ROIPooling"):
         mx.nd.ROIPooling(mx.nd.array(RNG.randn(1, 2, 4, 4)), mx.nd.array(ROIS[:, :4]),
                          pooled_size=(2, 2), spatial_scale=1.0)
+
+
+# ---------------------------------------------------------------------------- im2col / col2im
+_SLIDE = dict(kernel=(2, 2), stride=(2, 1), dilate=(1, 2), pad=(1, 0))
+
+
+def test_im2col_values_and_gradient():
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 4, 3)
+    # recorded with MXNet 1.9.1
+    expected = [[[0, 3, 9], [0, 5, 11], [0, 6, 0], [2, 8, 0], [0, 15, 21], [0, 17, 23],
+                 [12, 18, 0], [14, 20, 0]]]
+    check_op("im2col", [x], _SLIDE, expected=[np.array(expected)])
+    ones = mx.nd.col2im(mx.nd.ones((1, 8, 3)), (4, 3), **_SLIDE).asnumpy()
+    np.testing.assert_array_equal(ones[0, 0], [[1, 0, 1]] * 4)
+    check_op("col2im", [RNG.randn(2, 8, 3).astype(np.float32)],
+             dict(_SLIDE, output_size=(4, 3)))
+
+
+def test_im2col_is_convolution_and_col2im_its_adjoint():
+    x = RNG.rand(2, 3, 7, 6).astype(np.float32)
+    w = RNG.rand(4, 3, 3, 3).astype(np.float32)
+    kw = dict(kernel=(3, 3), stride=(2, 2), dilate=(2, 1), pad=(1, 1))
+    col = mx.nd.im2col(mx.nd.array(x), **kw)
+    conv = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), num_filter=4, no_bias=True, **kw)
+    got = np.einsum("fk,nkl->nfl", w.reshape(4, -1), col.asnumpy()).reshape(conv.shape)
+    np.testing.assert_allclose(got, conv.asnumpy(), rtol=1e-5, atol=1e-5)
+    y = RNG.rand(*col.shape).astype(np.float32)
+    back = mx.nd.col2im(mx.nd.array(y), (7, 6), **kw).asnumpy()
+    np.testing.assert_allclose((col.asnumpy() * y).sum(), (x * back).sum(), rtol=1e-5)
+    col1 = mx.nd.im2col(mx.nd.array(x[:, :, 0]), kernel=(3,), pad=(1,))   # 1-D
+    np.testing.assert_allclose(col1.asnumpy(), mx.nd.im2col(
+        mx.nd.array(x[:, :, :1]), kernel=(1, 3), pad=(0, 1)).asnumpy())
+
+
+def test_im2col_errors():
+    x = mx.nd.ones((1, 1, 3, 3))
+    with pytest.raises(mx.base.MXNetError, match="im2col"):
+        mx.nd.im2col(x, kernel=(4, 4))
+    with pytest.raises(mx.base.MXNetError, match="im2col"):
+        mx.nd.im2col(x, kernel=(2, 2), stride=(1,))
+    with pytest.raises(mx.base.MXNetError, match="col2im"):
+        mx.nd.col2im(mx.nd.ones((1, 4, 5)), (3, 3), kernel=(2, 2))

@@ -1,4 +1,6 @@
 """Random sampling operators and the mx.nd.random wrappers: distributions, shapes, seeding."""
+import json
+
 import numpy as np
 import pytest
 
@@ -203,6 +205,25 @@ def test_infer_shape_and_type():
     assert op.infer_type(op.parse_attrs({"low": 0, "high": 2, "shape": 2}), [])[1] == ["int32"]
 
 
+def test_sample_input_names():
+    # MXNet 1.9.1's input names of the _sample_* operators (list_arguments on the oracle)
+    names = {"uniform": ["low", "high"], "normal": ["mu", "sigma"],
+             "gamma": ["alpha", "beta"], "exponential": ["lam"], "poisson": ["lam"],
+             "negative_binomial": ["k", "p"],
+             "generalized_negative_binomial": ["mu", "alpha"]}
+    for dist, inputs in names.items():
+        args = [mx.sym.var(n) for n in inputs]
+        sym = getattr(mx.sym, "sample_" + dist)(*args)
+        assert sym.list_arguments() == inputs, dist
+    s = mx.nd.sample_normal(mu=mx.nd.array([10.0]), sigma=mx.nd.array([0.5]))
+    assert s.shape == (1,)
+    s = mx.nd.sample_normal(mu=mx.nd.array([10.0]), sigma=mx.nd.array([0.5]), shape=1)
+    assert s.shape == (1, 1)
+    s = mx.nd.sample_uniform(low=mx.nd.array([1.0, 2.0]), high=mx.nd.array([1.5, 2.5]),
+                             shape=(3,))
+    assert s.shape == (2, 3) and (s.asnumpy()[1] >= 2).all()
+
+
 def test_public_names():
     # the names MXNet 1.9.1 has in mx.nd and mx.nd.random (dir() on the oracle)
     for n in ("random_uniform", "uniform", "random_normal", "normal", "random_gamma",
@@ -243,3 +264,113 @@ def test_wrapper_type_errors():
         mx.nd.random.uniform(mx.nd.array([1.0, 2.0]), 3)
     with pytest.raises(ValueError, match="NDArray or numbers"):
         mx.nd.random.uniform("a")
+
+
+# ---------------------------------------------------------------------- densities
+_X = np.array([[0.5, 1.5], [2.0, 3.0]], np.float32)
+_K = np.array([[0, 1], [2, 5]], np.float32)
+# (operator, samples, parameters, MXNet 1.9.1's output, is_log)
+PDF_CASES = [
+    ("uniform", _X, ([0, 1], [2, 4]), [[0.5, 0.5], [1 / 3, 1 / 3]], False),
+    ("normal", _X, ([0, 1], [1, 2]), [[0.35206532, 0.1295176], [0.17603266, 0.12098536]],
+     False),
+    ("gamma", _X, ([2, 3], [1, 0.5]), [[-1.1931472, -1.0945349], [-2.3862944, -2.075364]],
+     True),
+    ("exponential", _X, ([1, 2],), [[0.60653067, 0.22313017], [0.03663128, 0.0049575]],
+     False),
+    ("poisson", _K, ([1, 2],), [[0.36787945, 0.36787945], [0.27067056, 0.03608941]], False),
+    ("negative_binomial", _K, ([3, 2], [0.4, 0.6]),
+     [[0.06400001, 0.11520002], [0.17279999, 0.0221184]], False),
+    ("generalized_negative_binomial", _K, ([3, 2], [0.4, 0.6]),
+     [[0.13929749, 0.1899511], [0.17766428, 0.04659405]], False),
+    ("dirichlet", np.array([[0.2, 0.8], [0.5, 0.5]], np.float32), ([2.5, 1.5],),
+     [0.4074366, 1.2732396], False),
+]
+
+
+@pytest.mark.parametrize("dist,x,params,expected,is_log", PDF_CASES)
+def test_pdf_values(dist, x, params, expected, is_log):
+    args = [mx.nd.array(x)] + [mx.nd.array(p) for p in params]
+    out = getattr(mx.nd, "random_pdf_" + dist)(*args, is_log=is_log)
+    np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5)
+    log = getattr(mx.nd._internal, "_random_pdf_" + dist)(*args, is_log=not is_log).asnumpy()
+    np.testing.assert_allclose(log, np.log(expected) if not is_log else np.exp(expected),
+                               rtol=1e-5)
+
+
+def test_pdf_gradients():
+    # recorded with MXNet 1.9.1: gradients w.r.t. parameters are the densities' own; the
+    # discrete distributions give the samples a zero gradient
+    x = mx.nd.array(_X)
+    mu, sigma = mx.nd.array([0, 1]), mx.nd.array([1, 2])
+    for a in (x, mu, sigma):
+        a.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.random_pdf_normal(x, mu, sigma, is_log=True)
+    out.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [[-0.5, -1.5], [-0.25, -0.5]], rtol=1e-6)
+    np.testing.assert_allclose(mu.grad.asnumpy(), [2.0, 0.75], rtol=1e-6)
+    np.testing.assert_allclose(sigma.grad.asnumpy(), [0.5, -0.375], rtol=1e-6)
+    k, lam = mx.nd.array(_K), mx.nd.array([1, 2])
+    k.attach_grad()
+    lam.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.random_pdf_poisson(k, lam, is_log=True)
+    out.backward()
+    np.testing.assert_array_equal(k.grad.asnumpy(), 0)
+    np.testing.assert_allclose(lam.grad.asnumpy(), [-1.0, 1.5], rtol=1e-6)
+
+
+def test_pdf_dirichlet_shapes_and_symbol():
+    sample = RNG_PDF.dirichlet([1, 2, 3], size=(2, 4))          # (2, 4, 3)
+    alpha = RNG_PDF.uniform(0.5, 2, (2, 3))
+    out = mx.nd.random_pdf_dirichlet(mx.nd.array(sample), mx.nd.array(alpha), is_log=True)
+    assert out.shape == (2, 4)
+    from math import lgamma
+    want = [[sum((a - 1) * np.log(s)) + lgamma(a.sum()) - sum(lgamma(v) for v in a)
+             for s in row] for row, a in zip(sample, alpha)]
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5)
+    sym = mx.sym.random_pdf_dirichlet(mx.sym.var("v0"), mx.sym.var("v1"))
+    assert sym.list_arguments() == ["v0", "v1"]
+    assert sym.infer_shape(v0=(2, 4, 3), v1=(2, 3))[1] == [(2, 4)]
+    assert mx.sym.random_pdf_normal(mx.sym.var("x"), mx.sym.var("m"),
+                                    mx.sym.var("s")).list_arguments() == ["x", "m", "s"]
+    with pytest.raises(MXNetError, match="_random_pdf_normal"):
+        mx.nd.random_pdf_normal(mx.nd.ones((2, 3)), mx.nd.ones((3,)), mx.nd.ones((3,)))
+
+
+RNG_PDF = np.random.RandomState(3)
+
+
+# ---------------------------------------------------------------------- unique zipfian
+def test_sample_unique_zipfian():
+    mx.random.seed(7)
+    classes, tries = mx.nd._internal._sample_unique_zipfian(1000, shape=(3, 200))
+    assert classes.shape == (3, 200) and tries.shape == (3,)
+    assert classes.dtype == np.int64 and tries.dtype == np.int64
+    c = classes.asnumpy()
+    for row, n in zip(c, tries.asnumpy()):
+        assert len(np.unique(row)) == 200 and n >= 200
+    assert c.min() >= 0 and c.max() < 1000
+    # log-uniform: small classes come first and often
+    assert (c < 10).sum(axis=1).min() >= 8
+    with pytest.raises(MXNetError, match="cannot exceed"):
+        mx.nd._internal._sample_unique_zipfian(10, shape=(1, 11))
+
+
+# ---------------------------------------------------------------------- mx.sym.random
+def test_symbol_random_wrappers():
+    a = mx.sym.var("a")
+    c = mx.sym.random.shuffle(data=mx.sym.random.shuffle(a), name="c")
+    data = mx.nd.array(np.arange(12).reshape(4, 3))
+    out = mx.sym.sort(c, axis=0).eval(a=data)[0]
+    np.testing.assert_array_equal(out.asnumpy(), data.asnumpy())
+    node = json.loads(mx.sym.random.exponential(2, shape=(3,)).tojson())["nodes"][0]
+    assert node["op"] == "_random_exponential" and node["attrs"]["lam"] == "0.5"
+    # MXNet: the Symbol multinomial returns the log-probabilities by default
+    assert len(mx.sym.random.multinomial(a).list_outputs()) == 2
+    assert mx.sym.random.randn(2, 3).infer_shape()[1] == [(2, 3)]
+    sym = mx.sym.random.normal(mx.sym.var("m"), mx.sym.var("s"), shape=2)
+    assert sym.list_arguments() == ["m", "s"]
+    assert json.loads(sym.tojson())["nodes"][2]["op"] == "_sample_normal"
+    assert mx.sym.random.randint(0, 5, shape=(2,)).infer_type()[1] == [np.int32]

@@ -140,6 +140,42 @@ _cbrt_g = _with_grad(_cbrt, lambda x, y: 1.0 / (3.0 * y * y))
 _rcbrt_g = _with_grad(lambda x: 1.0 / _cbrt(x), lambda x, y: -(y ** 4) / 3.0)
 _gamma_g = _with_grad(_gamma_fwd, lambda x, y: y * torch.digamma(x))
 
+
+class _AsinhBackward(torch.autograd.Function):
+    """arcsinh's backward ``g / sqrt(x^2 + 1)``, differentiable as MXNet differentiates it."""
+
+    @staticmethod
+    def forward(ctx, g, x):  # type: ignore[override]
+        ctx.save_for_backward(g, x)
+        return g * torch.rsqrt(x * x + 1)
+
+    @staticmethod
+    def backward(ctx, gg):  # type: ignore[override]
+        g, x = ctx.saved_tensors
+        d = torch.rsqrt(x * x + 1)
+        # MXNet: the second derivative is taken as +x / (x^2 + 1)^1.5, the true one's
+        # sign flipped (its _backward_arcsinh gradient, which its tests encode)
+        return _AsinhBackward.apply(gg, x), gg * g * x * d * d * d
+
+
+class _Asinh(torch.autograd.Function):
+    """arcsinh with MXNet's higher-order gradients (see _AsinhBackward)."""
+
+    @staticmethod
+    def forward(ctx, x):  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return torch.asinh(x)
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[override]
+        return _AsinhBackward.apply(g, ctx.saved_tensors[0])
+
+
+def _asinh(x: torch.Tensor) -> torch.Tensor:
+    if x.requires_grad and torch.is_grad_enabled():
+        return _Asinh.apply(x)
+    return torch.asinh(x)
+
 # (name, function on the input tensor, aliases)
 _UNARY: list[tuple[str, Fn, tuple[str, ...]]] = [
     ("abs", torch.abs, ("_sparse_abs",)),
@@ -170,7 +206,7 @@ _UNARY: list[tuple[str, Fn, tuple[str, ...]]] = [
     ("sinh", _float_only(torch.sinh), ("_sparse_sinh",)),
     ("cosh", _float_only(torch.cosh), ("_sparse_cosh",)),
     ("tanh", _float_only(torch.tanh), ("_sparse_tanh",)),
-    ("arcsinh", _float_only(torch.asinh), ("_sparse_arcsinh",)),
+    ("arcsinh", _float_only(_asinh), ("_sparse_arcsinh",)),
     ("arccosh", _float_only(torch.acosh), ("_sparse_arccosh",)),
     ("arctanh", _float_only(torch.atanh), ("_sparse_arctanh",)),
     ("degrees", _float_only(torch.rad2deg), ("_sparse_degrees",)),

@@ -32,6 +32,9 @@ def _dropout(attrs: Any, data: torch.Tensor, *, is_train: bool) -> torch.Tensor:
         raise MXNetError(f"Operator Dropout: p must be in [0, 1], got {p}")
     if not (is_train or attrs.mode == "always") or p == 0.0:
         return data.clone()
+    if p == 1.0:
+        # MXNet: the all-zero mask times the scale 1/(1-p) = inf makes every output NaN
+        return data * math.nan
     if not attrs.axes:
         return F.dropout(data, p, training=True)
     # MXNet: variational dropout shares one mask value along every axis in ``axes``.
@@ -428,3 +431,74 @@ spatial_scale : float
     Multiplies the ROI coordinates to reach feature-map coordinates.
 """))
 
+
+
+# ---------------------------------------------------------------------------- im2col / col2im
+def _sliding_geometry(op: str, attrs: Any, spatial: tuple) -> tuple:
+    """(kernel, stride, dilate, pad, output positions per axis) with MXNet's defaults/checks."""
+    k = tuple(attrs.kernel)
+    if len(k) not in (1, 2):
+        # MXNet: documented for 1-D to 3-D, but 1.9.1's kernels only run on 4-D arrays
+        # (3-D and 1-D kernels fail there); 1-D runs here as 2-D of height 1
+        raise MXNetError(f"Operator {op}: {len(k)}D kernel is not supported (kernel={k}); "
+                         "1-D and 2-D kernels are")
+    stride = tuple(attrs.stride) or (1,) * len(k)
+    dilate = tuple(attrs.dilate) or (1,) * len(k)
+    pad = tuple(attrs.pad) or (0,) * len(k)
+    for what, val in (("stride", stride), ("dilate", dilate), ("pad", pad),
+                      ("spatial shape", spatial)):
+        if len(val) != len(k):
+            raise MXNetError(f"Operator {op}: {what} {val} must have the same number of "
+                             f"dimensions as kernel {k}")
+    if min(k) <= 0 or min(stride) <= 0 or min(dilate) <= 0:
+        raise MXNetError(f"Operator {op}: incorrect kernel {k}, stride {stride} or dilate "
+                         f"{dilate}")
+    outs = []
+    for size, kk, s, d, p in zip(spatial, k, stride, dilate, pad):
+        span = d * (kk - 1) + 1
+        if span > size + 2 * p:
+            raise MXNetError(f"Operator {op}: kernel size {k} (dilate {dilate}) exceeds the "
+                             f"padded input {spatial} (pad {pad})")
+        outs.append((size + 2 * p - span) // s + 1)
+    return k, stride, dilate, pad, tuple(outs)
+
+
+def _im2col(attrs: Any, data: torch.Tensor) -> torch.Tensor:
+    """Extract sliding blocks: (N, C, *spatial) -> (N, C * prod(kernel), positions)."""
+    k, stride, dilate, pad, _ = _sliding_geometry("im2col", attrs, tuple(data.shape[2:]))
+    if len(k) == 1:  # a 1-D input is a 2-D one of height 1
+        return F.unfold(data.unsqueeze(2), (1,) + k, (1,) + dilate, (0,) + pad, (1,) + stride)
+    return F.unfold(data, k, dilate, pad, stride)
+
+
+def _col2im(attrs: Any, data: torch.Tensor) -> torch.Tensor:
+    """Accumulate (sum) column blocks into an image of ``output_size`` (im2col's adjoint)."""
+    size = tuple(attrs.output_size)
+    k, stride, dilate, pad, outs = _sliding_geometry("col2im", attrs, size)
+    if data.dim() != 3 or data.shape[2] != math.prod(outs) or data.shape[1] % math.prod(k):
+        raise MXNetError(f"Operator col2im: input of shape {tuple(data.shape)} does not match "
+                         f"(N, C * {math.prod(k)}, {math.prod(outs)}) for output_size {size}, "
+                         f"kernel {k}, stride {stride}, dilate {dilate}, pad {pad}")
+    if len(k) == 1:
+        out = F.fold(data, (1,) + size, (1,) + k, (1,) + dilate, (0,) + pad, (1,) + stride)
+        return out.squeeze(2)
+    return F.fold(data, size, k, dilate, pad, stride)
+
+
+_SLIDING = [Shape("kernel"), Shape("stride", ()), Shape("dilate", ()), Shape("pad", ())]
+_SLIDING_DOC = ("kernel : tuple of int\n    (w,) or (h, w).\nstride : tuple of int, "
+                "optional\n    Default 1 per axis.\ndilate : tuple of int, optional\n    "
+                "Default 1 per axis.\npad : tuple of int, optional\n    Zero padding per axis "
+                "(default 0).")
+
+register(OpDef(
+    "im2col", _im2col, params=_SLIDING,
+    doc="Extract the sliding blocks of ``data`` (N, C, *spatial) into columns of shape "
+        "(N, C * prod(kernel), positions), the blocks a convolution with the same kernel, "
+        "stride, dilate and pad would see.\n\nParameters\n----------\ndata : NDArray\n"
+        + _SLIDING_DOC))
+register(OpDef(
+    "col2im", _col2im, params=[Shape("output_size")] + _SLIDING,
+    doc="Sum column blocks (N, C * prod(kernel), positions) back into an image of spatial "
+        "size ``output_size``; overlapping blocks add up (the gradient of im2col).\n\n"
+        "Parameters\n----------\ndata : NDArray\noutput_size : tuple of int\n" + _SLIDING_DOC))

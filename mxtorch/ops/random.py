@@ -146,25 +146,26 @@ def _check_gnb(mu: float, alpha: float) -> str | None:
     return None
 
 
-# (distribution, [(param, default, doc)], sampler, scalar check, extra public names)
+# (distribution, [(param, default, doc)], sampler, scalar check, extra public names,
+#  the _sample_<d> input names: MXNet names some differently from the scalar parameters)
 _DISTRIBUTIONS = [
     ("uniform", [("low", 0.0, "Lower bound."), ("high", 1.0, "Upper bound.")],
-     _uniform, _check_uniform, ("uniform",)),
+     _uniform, _check_uniform, ("uniform",), ("low", "high")),
     ("normal", [("loc", 0.0, "Mean."), ("scale", 1.0, "Standard deviation.")],
      _normal, lambda loc, scale: _check_positive("scale parameter in gaussian")(scale),
-     ("normal",)),
+     ("normal",), ("mu", "sigma")),
     ("gamma", [("alpha", 1.0, "Shape."), ("beta", 1.0, "Scale.")], _gamma,
      lambda a, b: _check_positive("alpha parameter in gamma distribution")(a)
-     or _check_positive("beta parameter in gamma distribution")(b), ()),
+     or _check_positive("beta parameter in gamma distribution")(b), (), ("alpha", "beta")),
     ("exponential", [("lam", 1.0, "Rate.")], _exponential,
-     _check_positive("lambda parameter in exponential distribution"), ()),
-    ("poisson", [("lam", 1.0, "Rate.")], _poisson, _check_poisson, ()),
+     _check_positive("lambda parameter in exponential distribution"), (), ("lam",)),
+    ("poisson", [("lam", 1.0, "Rate.")], _poisson, _check_poisson, (), ("lam",)),
     ("negative_binomial", [("k", 1, "Limit of unsuccessful experiments."),
                            ("p", 1.0, "Failure probability.")],
-     _negative_binomial, _check_nb, ()),
+     _negative_binomial, _check_nb, (), ("k", "p")),
     ("generalized_negative_binomial", [("mu", 1.0, "Mean."),
                                        ("alpha", 1.0, "Dispersion.")],
-     _generalized_negative_binomial, _check_gnb, ()),
+     _generalized_negative_binomial, _check_gnb, (), ("mu", "alpha")),
 ]
 
 
@@ -258,8 +259,7 @@ def _sample_infer_shape(attrs: Any, shapes: list):
     return [known] * len(shapes), [tuple(known) + tuple(attrs.shape)]
 
 
-def _register_sample(dist, params, sampler) -> None:
-    names = [p[0] for p in params]
+def _register_sample(dist, names, sampler) -> None:
     register(OpDef(
         f"_sample_{dist}", _sample_compute(dist, sampler), inputs=tuple(names),
         params=[Shape("shape", (), "Samples drawn per parameter element."),
@@ -297,9 +297,9 @@ def _register_like(dist, params, sampler, check) -> None:
             f"and dtype of ``data``."))
 
 
-for _dist, _params, _sampler, _check, _extra in _DISTRIBUTIONS:
+for _dist, _params, _sampler, _check, _extra, _inputs in _DISTRIBUTIONS:
     _register_random(_dist, _params, _sampler, _check, _extra)
-    _register_sample(_dist, _params, _sampler)
+    _register_sample(_dist, _inputs, _sampler)
     _register_like(_dist, _params, _sampler, _check)
 
 
@@ -388,3 +388,67 @@ register(OpDef(
     "_shuffle", _shuffle_compute, aliases=("shuffle",),
     infer_shape=lambda attrs, shapes: (shapes, [shapes[0]] if shapes[0] else None),
     doc="Randomly shuffle the elements along the first axis."))
+
+
+# ---------------------------------------------------------------------- unique zipfian
+def _unique_zipfian_row(range_max: int, num: int, device) -> tuple[torch.Tensor, int]:
+    """Draw log-uniform classes until ``num`` distinct ones; (them in draw order, draws)."""
+    log_range = math.log(range_max)
+    draws = torch.empty(0, dtype=torch.int64, device=device)
+    chunk = max(2 * num, 64)
+    while True:
+        u = torch.rand(chunk, dtype=torch.float64, device=device)
+        # MXNet: lround(exp(u * log(range_max))) - 1, a class in [0, range_max)
+        new = torch.floor(torch.exp(u * log_range) + 0.5).to(torch.int64) - 1
+        draws = torch.cat([draws, new])
+        values, inverse = torch.unique(draws, return_inverse=True)
+        if values.numel() >= num:
+            break
+        chunk *= 2
+    positions = torch.arange(draws.numel(), device=device)
+    first = torch.full((values.numel(),), draws.numel(), dtype=torch.int64, device=device)
+    first = first.scatter_reduce(0, inverse, positions, reduce="amin")
+    first = first.sort().values[:num]
+    return draws[first], int(first[-1]) + 1 if num else 0
+
+
+def _unique_zipfian_compute(attrs: Any, *, device=None):
+    """Classes sampled without replacement from the log-uniform (Zipfian) distribution."""
+    shape = tuple(attrs.shape)
+    if len(shape) != 2:
+        raise MXNetError("Operator _sample_unique_zipfian: shape must be 2-D (batch_size, "
+                         f"num_sampled), got {shape}")
+    batch, num = shape
+    if num > attrs.range_max:
+        raise MXNetError("Operator _sample_unique_zipfian: Number of samples cannot exceed "
+                         f"the number of possible classes ({num} > {attrs.range_max})")
+    if device is not None and device.type == "meta":
+        return (torch.empty(shape, dtype=torch.int64, device=device),
+                torch.empty((batch,), dtype=torch.int64, device=device))
+    rows = [_unique_zipfian_row(attrs.range_max, num, device) for _ in range(batch)]
+    samples = torch.stack([r[0] for r in rows]) if rows else \
+        torch.empty(shape, dtype=torch.int64, device=device)
+    tries = torch.tensor([r[1] for r in rows], dtype=torch.int64, device=device)
+    return samples, tries
+
+
+register(OpDef(
+    "_sample_unique_zipfian", _unique_zipfian_compute, inputs=(),
+    params=[Int("range_max"), Shape("shape", ())], creates=True, num_outputs=2,
+    infer_shape=lambda attrs, shapes: (shapes, [tuple(attrs.shape), tuple(attrs.shape[:1])]),
+    infer_type=lambda attrs, types: (types, ["int64", "int64"]),
+    doc="""Sample classes without replacement from the log-uniform (Zipfian) distribution
+P(class) = (log(class + 2) - log(class + 1)) / log(range_max + 1).
+
+Parameters
+----------
+range_max : int
+    The number of possible classes.
+shape : (batch_size, num_sampled)
+    Classes drawn per batch row.
+
+Returns
+-------
+(samples, num_tries) : int64 NDArrays of shapes (batch_size, num_sampled) and
+    (batch_size,): the classes, and how many draws each row took.
+"""))
