@@ -473,4 +473,6 @@ def test_fluent_methods():
     assert x.tile(reps=(2,)).shape == (2, 6)
     assert x.swapaxes(dim1=0, dim2=1).shape == (3, 2)
     assert x.slice_axis(axis=1, begin=1, end=None).shape == (2, 2)
-    assert x.broadcast_to(shape=(2, 0)).shape == (2, 3)
+    assert mx.nd.broadcast_to(x, shape=(2, 0)).shape == (2, 3)
+    with pytest.raises(ValueError, match="requested shape"):   # MXNet: the method checks
+        x.broadcast_to(shape=(2, 0))

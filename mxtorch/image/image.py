@@ -27,23 +27,6 @@ __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixe
            "CreateAugmenter", "ImageIter"]
 
 
-def _ensure_image_ops() -> None:
-    """Make sure the image operators are registered and visible in mx.nd / mx.sym."""
-    from ..ops import image as _ops_image  # noqa: F401  (registers the image operators)
-    if hasattr(nd.image, "to_tensor"):
-        return
-    from .. import symbol as sym
-    for mod in (nd, sym):
-        mod._register.populate(mod.__dict__, {"contrib": mod.contrib.__dict__,
-                                              "linalg": mod.linalg.__dict__,
-                                              "random": mod.random.__dict__,
-                                              "image": mod.image.__dict__},
-                               mod._internal.__dict__)
-
-
-_ensure_image_ops()
-
-
 def imread(filename, flag=1, to_rgb=True, out=None):
     """Read and decode an image to an NDArray (HWC, uint8).
 

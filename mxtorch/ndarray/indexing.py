@@ -14,9 +14,19 @@ import torch
 
 from .. import autograd as _ag
 from ..base import MXNetError
-from .ndarray import NDArray, _wrap
+from .ndarray import NDArray, _wrap, array
 
-__all__ = ["getitem", "setitem"]
+__all__ = ["getitem", "setitem", "slice_is_contiguous", "get_indexing_dispatch_code",
+           "indexing_key_expand_implicit_axes", "get_oshape_of_gather_nd_op"]
+
+# MXNet's dispatch codes and 0-d boolean index markers
+_NDARRAY_UNSUPPORTED_INDEXING = -1
+_NDARRAY_BASIC_INDEXING = 0
+_NDARRAY_ADVANCED_INDEXING = 1
+_NDARRAY_EMPTY_TUPLE_INDEXING = 2
+_NDARRAY_NO_ZERO_DIM_BOOL_ARRAY = -1
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE = 0
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE = 1
 
 
 def _convert_key(key, device):
@@ -170,3 +180,103 @@ def _broadcastable(src, dst) -> bool:
     except RuntimeError:
         return False
 
+
+
+# ---------------------------------------------------------------------- MXNet's key helpers
+def slice_is_contiguous(slc_key: tuple, shape: tuple) -> bool:
+    """Whether basic indexing with ``slc_key`` (one slice per axis) selects a contiguous
+    block: reading axes from the last one, once a slice takes a proper part of its axis
+    every slice before it may take at most one element, and a slice of several elements
+    must have step 1.
+    """
+    if len(slc_key) != len(shape):
+        raise AssertionError(f"{len(slc_key)} slices for a shape of {len(shape)} axes")
+    counts = [len(range(*k.indices(n))) for k, n in zip(slc_key, shape)]
+    if int(np.prod(counts)) in (0, 1):
+        return True
+    partial = False
+    for k, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+        step = k.indices(n)[2]
+        if count == 0:
+            return True
+        if count > 1 and (step != 1 or partial):
+            return False
+        partial = partial or count < n
+    return True
+
+
+def get_indexing_dispatch_code(key: tuple) -> int:
+    """0 for basic indexing (ints, slices, None), 1 for advanced indexing (arrays, lists,
+    tuples, ranges), 2 for an empty tuple inside the key; ValueError for other types."""
+    if not isinstance(key, tuple):
+        raise AssertionError(f"key must be a tuple, got {type(key).__name__}")
+    for k in key:
+        if isinstance(k, (NDArray, np.ndarray, list, tuple, range)):
+            if isinstance(k, tuple) and not k:
+                return _NDARRAY_EMPTY_TUPLE_INDEXING
+            return _NDARRAY_ADVANCED_INDEXING
+        if not (k is None or isinstance(k, (slice, numbers.Integral))):
+            raise ValueError(f"NDArray does not support slicing with key {k} of type "
+                             f"{type(k)}.")
+    return _NDARRAY_BASIC_INDEXING
+
+
+def indexing_key_expand_implicit_axes(key, shape: tuple) -> tuple:
+    """Make implicit axes explicit: the ellipsis (or the missing trailing axes) becomes
+    ``slice(None)`` per axis it stands for; a 0-d integer array becomes an int and a
+    boolean array its ``nonzero()`` indices (NumPy mode only).
+
+    Returns ``(expanded key, prepend)``; ``prepend`` is -1 without a 0-d boolean index,
+    else 1 (True: a new axis) or 0 (False: a new axis of size 0).
+    """
+    from ..util import is_np_array
+    keys = key if isinstance(key, tuple) else (key,)
+    ell_idx = None
+    num_none = 0
+    prepend = _NDARRAY_NO_ZERO_DIM_BOOL_ARRAY
+    flat: list = []
+    axis = 0
+    for i, k in enumerate(keys):
+        if k is Ellipsis:
+            if ell_idx is not None:
+                raise IndexError("Cannot use more than one ellipsis (`...`) for indexing")
+            ell_idx = i
+            continue
+        if isinstance(k, bool):
+            k = array(k, dtype=np.bool_)
+        if k is None:
+            num_none += 1
+        is_bool = isinstance(k, NDArray) and k.dtype in (np.bool_, np.dtype(np.bool_))
+        if isinstance(k, NDArray) and k.ndim == 0 and is_bool:
+            if prepend != _NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE:   # False wins
+                prepend = int(bool(k.item()))
+        elif isinstance(k, NDArray) and k.ndim == 0:
+            flat.append(int(k.item()))
+            axis += 1
+        elif is_bool:
+            for j, size in enumerate(k.shape):
+                if shape[axis + j] != size:
+                    raise IndexError(f"boolean index did not match indexed array along axis "
+                                     f"{axis + j}; size is {shape[axis + j]} but "
+                                     f"corresponding boolean size is {size}")
+            if not is_np_array():
+                raise ValueError("Cannot perform boolean indexing in legacy mode. Please "
+                                 "activate numpy semantics by calling `npx.set_np()` in the "
+                                 "global scope before calling this function.")
+            flat.extend(k.nonzero())
+            axis += k.ndim
+        else:
+            flat.append(k)
+            axis += 1
+    if ell_idx is None:
+        ell_idx = len(flat)
+    fill = (slice(None),) * (len(shape) + num_none - len(flat))
+    return tuple(flat[:ell_idx]) + fill + tuple(flat[ell_idx:]), prepend
+
+
+def get_oshape_of_gather_nd_op(dshape: tuple, ishape: tuple) -> tuple:
+    """The output shape of ``gather_nd`` for data shape ``dshape`` and indices shape
+    ``ishape``: ``ishape[1:] + dshape[ishape[0]:]``."""
+    if not (dshape and ishape):
+        raise AssertionError("gather_nd needs non-empty data and index shapes")
+    return tuple(ishape[1:]) + tuple(dshape[ishape[0]:])

@@ -257,9 +257,6 @@ class NDArray:
         target = reshape_target(self.shape, tuple(shape), reverse)
         return _wrap(self._t.reshape(target), self._ctx)
 
-    def reshape_like(self, *args, **kwargs) -> "NDArray":
-        return invoke("reshape_like", [self, *args], kwargs)  # MXNet: a copy
-
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of unsized object")
@@ -272,7 +269,7 @@ class NDArray:
     def __bool__(self) -> bool:
         n = self.size
         if n == 0:
-            raise ValueError("The truth value of an NDArray with zero element is ambiguous")
+            return False  # MXNet: an empty array is False
         if n > 1:
             raise ValueError("The truth value of an NDArray with multiple elements is "
                              "ambiguous.")
@@ -359,15 +356,8 @@ class NDArray:
     def __matmul__(self, other):
         return invoke("dot", [self, other], {})
 
-    def __getattr__(self, name):
-        # Fluent methods: x.sum(), x.softmax(), x.exp(), ... resolved through the registry.
-        if name.startswith("__"):
-            raise AttributeError(name)
-        from .register import fluent_method
-        fn = fluent_method(name)
-        if fn is None:
-            raise AttributeError(f"'NDArray' object has no attribute '{name}'")
-        return lambda *args, **kwargs: fn(self, *args, **kwargs)
+    # The operator methods (x.sum(), x.softmax(), x.flatten(inplace=True), ...) are
+    # installed on the class by methods.py when mx.nd is imported.
 
 
 def _unpickle_ndarray(record: bytes) -> NDArray:
@@ -756,3 +746,25 @@ def to_dlpack_for_read(data: NDArray):
 
 def to_dlpack_for_write(data: NDArray):
     return torch.utils.dlpack.to_dlpack(data._t.detach())
+
+
+# MXNet defines these in ndarray.py; here they live beside the helpers they use
+_ELSEWHERE = {
+    "indexing": ("get_indexing_dispatch_code", "indexing_key_expand_implicit_axes",
+                 "get_oshape_of_gather_nd_op"),
+    "utils": ("add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
+              "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
+              "lesser_equal", "logical_and", "logical_or", "logical_xor", "onehot_encode",
+              "ones", "zeros", "full", "arange", "linspace", "eye", "concatenate", "moveaxis",
+              "histogram", "split_v2", "imdecode"),
+}
+
+
+def __getattr__(name: str):
+    """``from mxtorch.ndarray.ndarray import add`` as from MXNet's module (imported on use:
+    those modules import this one)."""
+    for module, names in _ELSEWHERE.items():
+        if name in names:
+            import importlib
+            return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -200,11 +200,3 @@ def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
     """Draw integers uniformly from ``[low, high)`` (int32 unless ``dtype='int64'``)."""
     return _random_helper("_random_randint", None, ["low", "high"], [low, high], shape,
                           dtype, ctx, out, kwargs)
-
-
-def install(namespace) -> None:
-    """Add the scalar/array dispatching wrappers to the ``mx.nd.random`` namespace."""
-    for name in __all__:
-        setattr(namespace, name, globals()[name])
-    if "__all__" not in vars(namespace):
-        namespace.__all__ = sorted(n for n in vars(namespace) if not n.startswith("_"))

@@ -8,19 +8,7 @@ from ..context import Context
 from ..ops import registry as _reg
 from .ndarray import NDArray, call_plain, invoke
 
-__all__ = ["make_function", "populate", "fluent_method"]
-
-# MXNet's fluent NDArray methods (x.sum(), x.softmax(), ...).
-FLUENT = frozenset("""
-zeros_like ones_like broadcast_axes repeat pad swapaxes split split_v2 slice slice_axis
-slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign
-flatten shape_array size_array expand_dims tile transpose flip depth_to_space
-space_to_depth diag sum nansum prod nanprod mean max min norm round rint fix floor ceil
-trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh arccosh
-arctanh exp expm1 log log10 log2 log1p log_sigmoid sqrt rsqrt cbrt rcbrt square reciprocal
-relu sigmoid softmax log_softmax softmin mish squeeze broadcast_to broadcast_like
-reshape_like erf erfinv gamma gammaln sign softsign
-""".split())
+__all__ = ["make_function", "populate", "fluent_functions"]
 
 
 def _split_args(opdef: _reg.OpDef, args: tuple, kwargs: dict):
@@ -111,22 +99,13 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     return fn
 
 
-def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
-    """Fill ``mx.nd`` (and its contrib/linalg/random/_internal namespaces)."""
-    _reg.populate(make_function, module_dict, namespaces, internal)
+def populate(module_dict: dict, namespace: str) -> list[str]:
+    """Fill one ``mx.nd`` namespace module (``op``, ``_internal``, ``contrib``, ``linalg``,
+    ``random``, ``image``) from the registry; returns the names added."""
+    return _reg.populate(make_function, module_dict, namespace)
 
 
-_FLUENT_CACHE: dict[str, Callable] = {}
-
-
-def fluent_method(name: str) -> Callable | None:
-    fn = _FLUENT_CACHE.get(name)
-    if fn is not None:
-        return fn
-    if name not in FLUENT:
-        return None
-    from .. import ndarray as nd
-    fn = getattr(nd, name, None)
-    if fn is not None:
-        _FLUENT_CACHE[name] = fn
-    return fn
+def fluent_functions() -> dict[str, Callable]:
+    """Method name -> the ``mx.nd`` function of every operator with a fluent method."""
+    return {method: _reg.made_function(make_function, nm)
+            for method, nm in _reg.fluent_methods().items()}

@@ -17,7 +17,7 @@ __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "modulo", "power", "maximum", "minimum", "equal", "not_equal", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
            "logical_xor", "hypot", "moveaxis", "concatenate", "onehot_encode", "histogram",
-           "split_v2"]
+           "split_v2", "imdecode"]
 
 
 def _ctx(ctx) -> Context:
@@ -302,3 +302,49 @@ def load_frombuffer(buf: bytes, ctx=None):
         raise TypeError("load_frombuffer: buf must be bytes")
     arrays, names = loads(bytes(buf), source="<buffer>")
     return _to_ndarrays(arrays, names, ctx)
+
+
+# ------------------------------------------------------------------ images
+def imdecode(str_img: bytes, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Decode an image into a ``(channels, height, width)`` array (deprecated in MXNet:
+    ``mx.image.imdecode`` is the current API).
+
+    Channels are in OpenCV's order (BGR), grayscale when ``channels`` is 1.
+
+    Parameters
+    ----------
+    str_img : bytes
+        The encoded image.
+    clip_rect : (x0, y0, x1, y1), optional
+        The part of the image to keep; the whole image when ``y1 == y0``.
+    out : NDArray, optional
+        Where to write: ``(c, h, w)``, or ``(n, c, h, w)`` written at ``index``.
+    index : int
+        The slot of a 4-D ``out``.
+    channels : int
+        How many channels to keep (the first ones of the decoded image).
+    mean : NDArray, optional
+        ``(c, h, w)``, subtracted from the result, whose dtype it gives (else float32).
+    """
+    from ..image import _codec
+    img = _codec.decode_bgr(bytes(str_img), 0 if channels == 1 else -1, "imdecode")
+    img = img.reshape(img.shape[0], img.shape[1], -1)
+    x0, y0, x1, y1 = (int(v) for v in clip_rect)
+    if y1 == y0:
+        x0, y0, x1, y1 = 0, 0, img.shape[1], img.shape[0]
+    if channels > img.shape[2] or x1 > img.shape[1] or y1 > img.shape[0]:
+        raise MXNetError(f"imdecode: cannot take {channels} channels and the rectangle "
+                         f"{(x0, y0, x1, y1)} from an image of shape {img.shape}")
+    data = np.ascontiguousarray(img[y0:y1, x0:x1, :channels].transpose(2, 0, 1))
+    dtype = np.float32 if mean is None else mean.dtype
+    if out is None:
+        out = array(np.zeros(data.shape), dtype=dtype)
+    slot = out.reshape((1,) + out.shape) if out.ndim == 3 else out[index:index + 1]
+    if slot.shape[1:] != data.shape:
+        raise MXNetError(f"imdecode: the decoded image {data.shape} does not fit the output "
+                         f"{out.shape}")
+    value = data.astype(dtype)
+    if mean is not None:
+        value = value - mean.asnumpy()
+    slot[:] = value.reshape(slot.shape)
+    return out

@@ -30,6 +30,7 @@ from .multiarray import (arange, array, as_np_ndarray, copy, empty, empty_like, 
                          ones, ones_like, real, shape, tri, tril, triu, zeros,
                          zeros_like)
 from . import multiarray as _mu
+from ..ndarray.methods import OPERATOR_METHODS as _legacy_methods
 from . import _math
 
 for _name, _fn, _kind in _BINARY + _UNARY:
@@ -77,5 +78,5 @@ def _method_table() -> dict:
     return table
 
 
-_mu._METHODS.update(_method_table())
+_mu.install_methods(_method_table(), _legacy_methods)
 _mu._install_operators(_module_namespace())

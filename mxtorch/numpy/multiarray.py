@@ -406,6 +406,26 @@ def _m():
 _METHODS: dict = {}
 
 
+class _NotInherited:
+    """A legacy NDArray operator method (``x.softmax()``) that ``mx.np.ndarray`` does not
+    have: looking it up raises AttributeError, so ``__getattr__`` decides."""
+
+    def __get__(self, obj, cls=None):
+        raise AttributeError("mxnet.numpy.ndarray object has no such attribute")
+
+
+def install_methods(methods: dict, legacy: list) -> None:
+    """Make the NumPy-style ``methods`` (name -> np function) methods of ``ndarray`` and
+    hide the ``legacy`` operator methods it would inherit from NDArray."""
+    _METHODS.update(methods)
+    for name in legacy:
+        if name not in vars(ndarray):
+            setattr(ndarray, name, _NotInherited())
+    for name, fn in methods.items():
+        if name not in vars(ndarray) or isinstance(vars(ndarray)[name], _NotInherited):
+            setattr(ndarray, name, fn)
+
+
 def _install_operators(ns) -> None:
     """Attach arithmetic/comparison dunders that dispatch to np functions in ``ns``."""
     def binop(fname, reflected=False):

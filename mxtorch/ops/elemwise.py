@@ -213,13 +213,18 @@ _UNARY: list[tuple[str, Fn, tuple[str, ...]]] = [
     ("radians", _float_only(torch.deg2rad), ("_sparse_radians",)),
     ("relu", _relu, ("_sparse_relu",)),
     ("sigmoid", _float_only(torch.sigmoid), ("_sparse_sigmoid",)),
+    ("reciprocal", _float_only(torch.reciprocal), ()),
+]
+
+
+# the same, without an NDArray/Symbol method in MXNet (no ``x.erf()``)
+_UNARY_NO_METHOD: list[tuple[str, Fn, tuple[str, ...]]] = [
     ("softsign", _float_only(_softsign), ()),
     ("erf", _float_only(torch.erf), ()),
     ("erfinv", _float_only(torch.erfinv), ()),
     ("gamma", _float_only(_gamma_g), ("_sparse_gamma",)),
     ("gammaln", _float_only(torch.lgamma), ("_sparse_gammaln",)),
     ("negative", torch.negative, ("_sparse_negative",)),
-    ("reciprocal", _float_only(torch.reciprocal), ()),
     ("logical_not", _logical_not, ()),
 ]
 
@@ -228,9 +233,10 @@ def _unary_compute(fn: Fn) -> Fn:
     return lambda attrs, x: fn(x)
 
 
-for _name, _fn, _aliases in _UNARY:
-    register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=True,
-                   doc=f"Elementwise {_name} of the input."))
+for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
+    for _name, _fn, _aliases in _rows:
+        register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
+                       doc=f"Elementwise {_name} of the input."))
 
 
 def _hard_sigmoid(attrs, x: torch.Tensor) -> torch.Tensor:

@@ -53,7 +53,7 @@ class OpDef:
                  infer_shape: Callable | None = None, infer_type: Callable | None = None,
                  aliases: Sequence[str] = (), key_var_num_args: str | None = None,
                  train_aware: bool = False, creates: bool = False, doc: str = "",
-                 fluent: bool = False, input_defaults: dict | None = None,
+                 fluent: bool | str = False, input_defaults: dict | None = None,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None):
         self.name = name
@@ -74,6 +74,8 @@ class OpDef:
         self.train_aware = train_aware
         self.creates = creates
         self.doc = doc
+        # fluent: NDArray and Symbol have a method for it (True: named as the operator; a
+        # string: the method's name, as ``Flatten`` -> ``flatten``)
         self.fluent = fluent
         self.input_defaults = input_defaults or {}
         # allow_extra: unknown attributes are kept (as sorted (key, str) pairs) in
@@ -312,6 +314,7 @@ def canonical_ops() -> dict[str, OpDef]:
 
 _SUB_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"),
                    ("_sample_", "random"), ("_image_", "image"))
+NAMESPACES = ("op", "_internal") + tuple(dict.fromkeys(ns for _, ns in _SUB_NAMESPACES))
 
 
 def public_name(name: str) -> tuple[str, str] | None:
@@ -322,21 +325,73 @@ def public_name(name: str) -> tuple[str, str] | None:
     return None
 
 
-def populate(make_function: Callable[[OpDef, str], Callable], module_dict: dict,
-             namespaces: dict[str, dict], internal: dict) -> None:
-    """Fill a front end (``mx.nd`` or ``mx.sym``) with one function per registered name.
+def namespace_names(namespace: str) -> dict[str, str]:
+    """Name in a front-end namespace -> registry name, for one of :data:`NAMESPACES`.
 
-    Public names go to ``module_dict``; ``_x`` names to ``internal`` and, by prefix, to the
-    contrib/linalg/random/image sub-namespaces (``linalg_x`` also to ``linalg``).
+    ``op`` holds the public names (what ``mx.nd`` / ``mx.sym`` export), ``_internal`` the
+    ``_x`` names; ``contrib``, ``linalg``, ``random`` and ``image`` the ``_contrib_x``,
+    ``_linalg_x``, ``_random_x``/``_sample_x`` and ``_image_x`` operators without their
+    prefix (``linalg`` also takes the public ``linalg_x`` names).
     """
-    for nm, opdef in _REGISTRY.items():
-        fn = make_function(opdef, nm)
-        if nm.startswith("_"):
-            internal[nm] = fn
-            sub = public_name(nm)
-            if sub is not None and sub[0] in namespaces:
-                namespaces[sub[0]].setdefault(sub[1], fn)
+    if namespace not in NAMESPACES:
+        raise MXNetError(f"unknown operator namespace {namespace!r}; namespaces are "
+                         f"{list(NAMESPACES)}")
+    out: dict[str, str] = {}
+    for nm in _REGISTRY:
+        if namespace == "op":
+            if not nm.startswith("_"):
+                out[nm] = nm
+        elif namespace == "_internal":
+            if nm.startswith("_"):
+                out[nm] = nm
         else:
-            module_dict.setdefault(nm, fn)
-            if nm.startswith("linalg_"):
-                namespaces["linalg"].setdefault(nm[len("linalg_"):], fn)
+            sub = public_name(nm)
+            if sub is not None and sub[0] == namespace:
+                out.setdefault(sub[1], nm)
+            elif namespace == "linalg" and nm.startswith("linalg_"):
+                out.setdefault(nm[len("linalg_"):], nm)
+    return out
+
+
+_MADE: dict[tuple, Callable] = {}  # (front end's make_function, registry name) -> function
+
+
+def made_function(make_function: Callable[[OpDef, str], Callable], name: str) -> Callable:
+    """The one function a front end has for a registry name, whichever namespaces show it."""
+    key = (make_function, name)
+    fn = _MADE.get(key)
+    if fn is None:
+        fn = _MADE[key] = make_function(get(name), name)
+    return fn
+
+
+def populate(make_function: Callable[[OpDef, str], Callable], module_dict: dict,
+             namespace: str) -> list[str]:
+    """Fill one namespace of a front end (``mx.nd.linalg``, ``mx.sym._internal``, ...)
+    with a function per operator; names the module already defines are kept.
+
+    Returns the names added, for the module's ``__all__``.
+    """
+    added = []
+    for short, nm in namespace_names(namespace).items():
+        if short not in module_dict:
+            module_dict[short] = made_function(make_function, nm)
+            added.append(short)
+    return added
+
+
+def fluent_methods() -> dict[str, str]:
+    """Method name -> registry name of every operator with a fluent method (``x.sum()``
+    is ``sum(x)``).
+
+    ``fluent=True`` names the method after the operator; a string names it otherwise
+    (``Flatten`` gives ``flatten``, ``Cast`` gives Symbol's ``astype``).
+    """
+    out = {}
+    for opdef in _CANONICAL.values():
+        method = opdef.fluent
+        if method is True:
+            out[opdef.name] = opdef.name
+        elif method:
+            out[method] = method if method in opdef.aliases else opdef.name
+    return out

@@ -169,7 +169,7 @@ def _reshape_infer(attrs, shapes):
 
 
 register(OpDef(
-    "Reshape", _reshape_compute, aliases=("reshape",),
+    "Reshape", _reshape_compute, aliases=("reshape",), fluent="reshape",
     params=[Shape("shape", ()), Bool("reverse", False), Shape("target_shape", ()),
             Bool("keep_highest", False)],
     infer_shape=_reshape_infer,
@@ -194,7 +194,7 @@ def _reshape_like_compute(attrs, lhs, rhs):
 
 
 register(OpDef(
-    "reshape_like", _reshape_like_compute, inputs=("lhs", "rhs"),
+    "reshape_like", _reshape_like_compute, inputs=("lhs", "rhs"), fluent=True,
     params=[OptInt("lhs_begin"), OptInt("lhs_end"), OptInt("rhs_begin"), OptInt("rhs_end")],
     doc="Reshape lhs to the shape of rhs (or of a range of its axes)."))
 
@@ -205,7 +205,7 @@ def _flatten_compute(attrs, x):
     return x.reshape(x.shape[0], -1) if x.dim() != 1 else x.reshape(x.shape[0], 1)
 
 
-register(OpDef("Flatten", _flatten_compute, aliases=("flatten",), fluent=True,
+register(OpDef("Flatten", _flatten_compute, aliases=("flatten",), fluent="flatten",
                doc="Flatten to 2-D: (d0, d1*...*dk)."))
 
 
@@ -260,7 +260,7 @@ def _swapaxis_compute(attrs, x):
     return x.transpose(d1, d2)
 
 
-register(OpDef("SwapAxis", _swapaxis_compute, aliases=("swapaxes",),
+register(OpDef("SwapAxis", _swapaxis_compute, aliases=("swapaxes",), fluent="swapaxes",
                params=[Int("dim1", 0), Int("dim2", 0)],
                doc="Interchange two axes of the input."))
 
@@ -391,7 +391,7 @@ def _nout_slice(attrs) -> int:
 
 
 register(OpDef(
-    "SliceChannel", _slice_channel_compute, aliases=("split",),
+    "SliceChannel", _slice_channel_compute, aliases=("split",), fluent="split",
     params=[Int("num_outputs"), Int("axis", 1), Bool("squeeze_axis", False)],
     num_outputs=_nout_slice, output_names=_numbered_outputs(_nout_slice),
     doc="Split the input into ``num_outputs`` equal parts along ``axis``."))
@@ -461,7 +461,7 @@ def _slice_compute(attrs, x):
 _SLICE_PARAMS = [Shape("begin"), Shape("end"), Shape("step", ())]
 
 register(OpDef(
-    "slice", _slice_compute, aliases=("crop",), params=_SLICE_PARAMS,
+    "slice", _slice_compute, aliases=("crop",), params=_SLICE_PARAMS, fluent=True,
     doc="Slice with begin/end/step per axis (None = whole axis; negative steps allowed)."))
 
 
@@ -477,7 +477,7 @@ def _slice_axis_compute(attrs, x):
 
 
 register(OpDef(
-    "slice_axis", _slice_axis_compute,
+    "slice_axis", _slice_axis_compute, fluent=True,
     params=[Int("axis"), Int("begin"), OptInt("end", REQUIRED)],
     doc="Slice one axis from ``begin`` to ``end`` (None = to the end)."))
 
@@ -500,7 +500,7 @@ def _slice_like_compute(attrs, x, like):
 
 
 register(OpDef(
-    "slice_like", _slice_like_compute, inputs=("data", "shape_like"),
+    "slice_like", _slice_like_compute, inputs=("data", "shape_like"), fluent=True,
     params=[Shape("axes", ())], doc="Slice data to the shape of ``shape_like``."))
 
 
@@ -569,7 +569,8 @@ def _reverse_compute(attrs, x):
     return x.flip(axes)
 
 
-register(OpDef("reverse", _reverse_compute, aliases=("flip",), params=[Shape("axis")],
+register(OpDef("reverse", _reverse_compute, aliases=("flip",), fluent="flip",
+               params=[Shape("axis")],
                doc="Reverse the order of elements along the given axes."))
 
 
@@ -636,6 +637,7 @@ def _broadcast_axis_compute(attrs, x):
 
 register(OpDef(
     "broadcast_axis", _broadcast_axis_compute, aliases=("broadcast_axes",),
+    fluent="broadcast_axes",
     params=[Shape("axis", ()), Shape("size", ())],
     doc="Broadcast size-1 axes ``axis`` to ``size``."))
 
@@ -673,7 +675,7 @@ def _pad_compute(attrs, x):
 
 
 register(OpDef(
-    "Pad", _pad_compute, aliases=("pad",),
+    "Pad", _pad_compute, aliases=("pad",), fluent="pad",
     params=[Enum("mode", ("constant", "edge", "reflect")), Shape("pad_width"),
             Float("constant_value", 0.0)],
     doc="Pad a 4-D/5-D array; pad_width is (before, after) per axis, first two zero."))

@@ -10,7 +10,7 @@ from ..ops import registry as _reg
 from .node import Entry, Node
 from .symbol import Symbol, stored_attr_key
 
-__all__ = ["create_symbol", "make_function", "populate", "symbol_function"]
+__all__ = ["create_symbol", "make_function", "populate", "install_methods"]
 
 # MXNet: the implicit moving statistics of normalization layers carry init hints.
 _AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
@@ -108,11 +108,15 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
     return fn
 
 
-def populate(module_dict: dict, namespaces: dict[str, dict], internal: dict) -> None:
-    """Fill ``mx.sym`` (and its contrib/linalg/random/_internal namespaces)."""
-    _reg.populate(make_function, module_dict, namespaces, internal)
+def populate(module_dict: dict, namespace: str) -> list[str]:
+    """Fill one ``mx.sym`` namespace module (``op``, ``_internal``, ``contrib``, ``linalg``,
+    ``random``, ``image``) from the registry; returns the names added."""
+    return _reg.populate(make_function, module_dict, namespace)
 
 
-def symbol_function(name: str) -> Callable | None:
-    from .. import symbol as sym
-    return getattr(sym, name, None)
+def install_methods(cls: type) -> None:
+    """Give ``cls`` (Symbol) a method per fluent operator: the ``mx.sym`` function itself
+    (``s.sum(axis=1)`` is ``mx.sym.sum(s, axis=1)``); names the class defines are kept."""
+    for method, nm in _reg.fluent_methods().items():
+        if method not in cls.__dict__:
+            setattr(cls, method, _reg.made_function(make_function, nm))

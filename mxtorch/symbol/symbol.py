@@ -447,16 +447,8 @@ class Symbol:
     def __iadd__(self, other):
         raise NotImplementedForSymbol("+=")
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        from ..ndarray.register import FLUENT
-        if name in FLUENT or name == "reshape":
-            from . import register as _sreg
-            fn = _sreg.symbol_function(name)
-            if fn is not None:
-                return lambda *args, **kwargs: fn(self, *args, **kwargs)
-        raise AttributeError(f"'Symbol' object has no attribute '{name}'")
+    # The operator methods (s.sum(), s.reshape(), s.astype(), ...) are installed on the
+    # class from the registry's fluent operators when mx.sym is imported.
 
     def as_np_ndarray(self):
         """The same graph as a numpy-mode symbol (``mx.sym.np._Symbol``): run, it gives

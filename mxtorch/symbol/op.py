@@ -1,0 +1,5 @@
+"""``mx.sym.op``: every operator of the registry under its public name, as a function
+building a Symbol (``mx.sym`` exports them all)."""
+from .register import populate as _populate
+
+__all__ = _populate(globals(), "op")
