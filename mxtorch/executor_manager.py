@@ -13,15 +13,10 @@ import numpy as np
 from .base import mx_real_t
 from . import ndarray as nd
 from .context import cpu
+from .io import DataDesc
 from .ndarray.ndarray import _wrap
 
 __all__ = ["DataParallelExecutorGroup", "DataParallelExecutorManager"]
-
-
-def _data_desc_class():
-    """``mx.io.DataDesc`` (imported lazily: io sits above this module)."""
-    from .io import DataDesc
-    return DataDesc
 
 
 def _split_input_slice(batch_size, work_load_list):
@@ -278,12 +273,11 @@ class DataParallelExecutorGroup(object):
     @staticmethod
     def _input_specs(train_data, islice):
         """Per-device input shapes and dtypes for one slice of the batch."""
-        data_desc = _data_desc_class()
         data_shapes = {}
         data_types = {}
         for x in train_data.provide_data + train_data.provide_label:
             data_shapes[x[0]] = tuple([islice.stop - islice.start] + list(x[1][1:]))
-            if isinstance(x, data_desc):
+            if isinstance(x, DataDesc):
                 data_types[x.name] = x.dtype
             else:
                 data_types[x[0]] = mx_real_t

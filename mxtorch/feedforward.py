@@ -13,12 +13,14 @@ from . import io
 from . import metric
 from . import ndarray as nd
 from . import optimizer as opt
+from .optimizer import get_updater
 from . import symbol as sym
 from .base import mx_real_t
 from .callback import LogValidationMetricsCallback
 from .context import Context, cpu
 from .executor_manager import DataParallelExecutorManager, _check_arguments, _load_data
 from .initializer import Uniform
+from .io import DataDesc
 from .model import (BatchEndParam, _create_kvstore, _initialize_kvstore, _multiple_callbacks,
                     _update_params, _update_params_on_kvstore,
                     _update_params_on_kvstore_nccl, load_checkpoint, save_checkpoint)
@@ -119,7 +121,7 @@ def _train_multi_device(symbol, ctx, arg_names, param_names, aux_names,
     manager.set_params(arg_params, aux_params)
     updater = None
     if not update_on_kvstore:
-        updater = opt.get_updater(optimizer)
+        updater = get_updater(optimizer)
     else:
         kvstore.set_optimizer(optimizer)
     if kvstore:
@@ -255,7 +257,7 @@ class FeedForward(BASE_ESTIMATOR):
 
     def _init_params(self, inputs, overwrite=False):
         """Initialize weight parameters and auxiliary states."""
-        inputs = [x if isinstance(x, io.DataDesc) else io.DataDesc(*x) for x in inputs]
+        inputs = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in inputs]
         input_shapes = {item.name: item.shape for item in inputs}
         arg_shapes, _, aux_shapes = self.symbol.infer_shape(**input_shapes)
         assert arg_shapes is not None

@@ -250,9 +250,15 @@ def load_checkpoint(prefix, epoch):
     return (symbol, arg_params, aux_params)
 
 
+# MXNet's mx.model also holds FeedForward and the names it imports for it; mxtorch's
+# FeedForward lives in feedforward.py (which imports this module), so they resolve there.
+_FEEDFORWARD_NAMES = ("FeedForward", "Context", "DataDesc", "DataParallelExecutorManager",
+                      "LogValidationMetricsCallback", "Uniform", "get_updater", "io", "metric",
+                      "opt")
+
+
 def __getattr__(name):
-    # mx.model.FeedForward lives in feedforward.py, which imports this module.
-    if name == "FeedForward":
-        from .feedforward import FeedForward
-        return FeedForward
+    if name in _FEEDFORWARD_NAMES:
+        from . import feedforward
+        return getattr(feedforward, name)
     raise AttributeError(f"module 'mxtorch.model' has no attribute '{name}'")

@@ -179,3 +179,14 @@ def test_multiple_callbacks_and_batch_end_param():
     assert seen == [("one", 1), ("a", 2), ("b", 2)]
     param = model.BatchEndParam(epoch=1, nbatch=2, eval_metric=None, locals=None)
     assert type(param).__name__ == "BatchEndParams" and param.nbatch == 2
+
+
+def test_model_namespace_holds_feedforward_and_its_names():
+    """MXNet's mx.model defines FeedForward with the names it imports for it."""
+    assert mx.model.FeedForward.__name__ == "FeedForward"
+    assert mx.model.DataDesc is mx.io.DataDesc and mx.model.Uniform is mx.init.Uniform
+    assert mx.model.get_updater is mx.optimizer.get_updater and mx.model.opt is mx.optimizer
+    assert mx.model.DataParallelExecutorManager is \
+        mx.executor_manager.DataParallelExecutorManager
+    with pytest.raises(AttributeError):
+        mx.model.NoSuchName

@@ -7,9 +7,12 @@ import warnings
 
 import numpy as np
 
+from .. import metric
 from .. import ndarray
 from ..context import cpu
 from ..initializer import Uniform
+from ..io import DataBatch, DataDesc, DataIter
+from ..model import BatchEndParam
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["BaseModule"]
@@ -20,24 +23,6 @@ def _as_list(obj):
     if isinstance(obj, (list, tuple)):
         return obj
     return [obj]
-
-
-def _io():
-    """``mxtorch.io`` (imported lazily: io sits above the module layer)."""
-    from .. import io
-    return io
-
-
-def _metric():
-    """``mxtorch.metric``."""
-    from .. import metric
-    return metric
-
-
-def _batch_end_param(**kwargs):
-    """``mx.model.BatchEndParam(epoch, nbatch, eval_metric, locals)``."""
-    from ..model import BatchEndParam
-    return BatchEndParam(**kwargs)
 
 
 def _check_input_names(symbol, names, typename, throw):
@@ -73,11 +58,10 @@ def _check_names_match(data_names, data_shapes, name, throw):
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """parse data_attrs into DataDesc format and check that names match"""
-    data_desc = _io().DataDesc
-    data_shapes = [x if isinstance(x, data_desc) else data_desc(*x) for x in data_shapes]
+    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
     _check_names_match(data_names, data_shapes, 'data', True)
     if label_shapes is not None:
-        label_shapes = [x if isinstance(x, data_desc) else data_desc(*x) for x in label_shapes]
+        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
         _check_names_match(label_names, label_shapes, 'label', False)
     else:
         _check_names_match(label_names, [], 'label', False)
@@ -166,7 +150,6 @@ class BaseModule(object):
         assert self.binded and self.params_initialized
         if reset:
             eval_data.reset()
-        metric = _metric()
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
 
@@ -182,12 +165,12 @@ class BaseModule(object):
             else:
                 self.update_metric(eval_metric, eval_batch.label)
             if batch_end_callback is not None:
-                _call_all(batch_end_callback, _batch_end_param(
+                _call_all(batch_end_callback, BatchEndParam(
                     epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()))
             actual_num_batch += 1
 
         if score_end_callback:
-            _call_all(score_end_callback, _batch_end_param(
+            _call_all(score_end_callback, BatchEndParam(
                 epoch=epoch, nbatch=actual_num_batch, eval_metric=eval_metric,
                 locals=locals()))
         return eval_metric.get_name_value()
@@ -255,13 +238,12 @@ class BaseModule(object):
             Prediction results.
         """
         assert self.binded and self.params_initialized
-        io = _io()
         if isinstance(eval_data, (NDArray, np.ndarray)):
             if isinstance(eval_data, np.ndarray):
                 eval_data = ndarray.array(eval_data)
-            self.forward(io.DataBatch([eval_data]))
+            self.forward(DataBatch([eval_data]))
             return self.get_outputs()[0]
-        if not isinstance(eval_data, io.DataIter):
+        if not isinstance(eval_data, DataIter):
             raise ValueError('eval_data must be of type NDArray or DataIter')
 
         if reset:
@@ -359,7 +341,6 @@ class BaseModule(object):
 
         if validation_metric is None:
             validation_metric = eval_metric
-        metric = _metric()
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
 
@@ -422,7 +403,7 @@ class BaseModule(object):
             if end_of_batch:
                 eval_name_vals = eval_metric.get_global_name_value()
             if batch_end_callback is not None:
-                _call_all(batch_end_callback, _batch_end_param(
+                _call_all(batch_end_callback, BatchEndParam(
                     epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()))
             nbatch += 1
         return eval_name_vals

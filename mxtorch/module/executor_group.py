@@ -17,15 +17,10 @@ from .. import context as ctx
 from .. import ndarray as nd
 from ..base import DTYPE_MX_TO_NP as _DTYPE_MX_TO_NP
 from ..executor_manager import _split_input_slice
+from ..io import DataDesc
 from ..ndarray.ndarray import NDArray, _wrap
 
 __all__ = ["DataParallelExecutorGroup"]
-
-
-def _data_desc_class():
-    """``mx.io.DataDesc`` (imported lazily: io sits above this module)."""
-    from ..io import DataDesc
-    return DataDesc
 
 
 def _batch_axis(layout) -> int:
@@ -37,8 +32,7 @@ def _batch_axis(layout) -> int:
 
 def _as_desc(x):
     """A ``DataDesc`` from a DataDesc or a ``(name, shape)`` pair."""
-    data_desc = _data_desc_class()
-    return x if isinstance(x, data_desc) else data_desc(*x)
+    return x if isinstance(x, DataDesc) else DataDesc(*x)
 
 
 def _narrow(src: NDArray, axis: int, begin: int, end: int) -> NDArray:
@@ -669,13 +663,12 @@ class DataParallelExecutorGroup(object):
         i : int
             Which executor we are dealing with.
         """
-        data_desc = _data_desc_class()
         sliced_shapes = []
         for desc, axis in zip(shapes, major_axis):
             shape = list(desc.shape)
             if axis >= 0:
                 shape[axis] = self.slices[i].stop - self.slices[i].start
-            sliced_shapes.append(data_desc(desc.name, tuple(shape), desc.dtype, desc.layout))
+            sliced_shapes.append(DataDesc(desc.name, tuple(shape), desc.dtype, desc.layout))
         return sliced_shapes
 
     def install_monitor(self, mon):

@@ -10,8 +10,10 @@ from .. import context as ctx
 from .. import ndarray as nd
 from .. import optimizer as opt
 from ..initializer import InitDesc, Uniform
+from ..io import DataDesc
 from ..model import (_checkpoint_writer, _create_kvstore, _initialize_kvstore,
                      _update_params, _update_params_on_kvstore, load_checkpoint)
+from ..ndarray import zeros
 from ..ndarray.utils import atomic_write
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
@@ -383,10 +385,10 @@ class Module(BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             assert self._arg_params is None and self._aux_params is None
-            param_arrays = [nd.zeros(x[0].shape, dtype=x[0].dtype)
+            param_arrays = [zeros(x[0].shape, dtype=x[0].dtype)
                             for x in self._exec_group.param_arrays]
             self._arg_params = dict(zip(self._param_names, param_arrays))
-            aux_arrays = [nd.zeros(x[0].shape, dtype=x[0].dtype)
+            aux_arrays = [zeros(x[0].shape, dtype=x[0].dtype)
                           for x in self._exec_group.aux_arrays]
             self._aux_params = dict(zip(self._aux_names, aux_arrays))
 
@@ -528,7 +530,6 @@ class Module(BaseModule):
 
     def _reshape_for(self, data_batch, new_data_shapes):
         """Reshape the executors for a batch whose data shapes differ from the bound ones."""
-        from ..io import DataDesc
         if hasattr(data_batch, "provide_data") and data_batch.provide_data:
             new_dshape = data_batch.provide_data
         else:
