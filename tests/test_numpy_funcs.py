@@ -192,6 +192,27 @@ def test_random_discrete():
     assert mvn.shape == (5, 2)
 
 
+@pytest.mark.parametrize("name", ["uniform", "normal", "randint", "choice", "exponential"])
+def test_random_rejects_unknown_keywords(name):
+    # MXNet's samplers have fixed signatures: shape= is a TypeError (size= is the name)
+    with pytest.raises(TypeError, match="shape"):
+        getattr(np.random, name)(shape=(2,))
+    assert np.random.normal(loc=1.0, scale=0.5, size=3).shape == (3,)
+    assert np.random.gamma(shape=2.0, size=2).shape == (2,)
+
+
+def test_reshape_errors():
+    a = np.ones((10, 10))
+    assert a.reshape((-1,)).shape == (100,) and np.reshape(a, (4, -1)).shape == (4, 25)
+    assert np.zeros((0, 3)).reshape((0, 5)).shape == (0, 5)
+    # MXNet raises MXNetError (torch's RuntimeError before)
+    for shape in [(1,), (3, -1), (-1, -1), (-2,)]:
+        with pytest.raises(mx.base.MXNetError, match="reshape"):
+            a.reshape(shape)
+        with pytest.raises(mx.base.MXNetError, match="reshape"):
+            np.reshape(a, shape)
+
+
 def test_autograd_through_np():
     x = np.array([[1., 2.], [3., 4.]])
     x.attach_grad()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as onp
 import torch
 
+from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ._math import _promote
 from .multiarray import _ctx_of, np_op, to_tensor, wrap
@@ -30,7 +31,21 @@ def reshape(a, newshape, order="C"):
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     shape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return _w(_t(a).reshape(shape), a)
+    t = _t(a)
+    _check_reshape(t.numel(), shape)
+    return _w(t.reshape(shape), a)
+
+
+def _check_reshape(size: int, shape: tuple) -> None:
+    """MXNet's errors for a shape the array cannot take (one -1 at most, sizes agree)."""
+    unknown = [d for d in shape if d < 0]
+    if len(unknown) > 1 or any(d != -1 for d in unknown):
+        raise MXNetError(f"reshape: Can only specify one unknown dimension (-1), got shape "
+                         f"{list(shape)}")
+    known = int(onp.prod([d for d in shape if d >= 0], dtype=onp.int64))
+    if (size != known) if not unknown else (known == 0 or size % known):
+        raise MXNetError(f"reshape: Cannot reshape array of size {size} into shape "
+                         f"{list(shape)}")
 
 
 @np_op

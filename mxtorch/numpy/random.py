@@ -47,6 +47,9 @@ def _sampler(name, draw, *defaults, doc=""):
         for i, key in enumerate(_NAMES.get(name, ())):
             if key in kwargs:
                 params[i] = kwargs.pop(key)
+        if kwargs:   # MXNet's samplers have fixed signatures (no ``shape=``)
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
         ts, c = _params(*params, dtype=dtype)
         c = ctx or device or (c if any(isinstance(p, NDArray) for p in params)
                               else current_context())
