@@ -1,8 +1,11 @@
-"""``mx.viz``: print_summary (MXNet's table) and plot_network (graphviz source)."""
+"""``mx.viz``: print_summary (MXNet's table) and plot_network (a graphviz Digraph)."""
 from __future__ import annotations
 
 import ast
 import json
+import warnings
+
+from .symbol import Symbol
 
 __all__ = ["print_summary", "plot_network"]
 
@@ -92,98 +95,143 @@ def print_summary(symbol, shape=None, line_length: int = 120,
 
 _COLORS = ("#8dd3c7", "#fb8072", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69",
            "#fccde5")
-_OP_COLOR = {"FullyConnected": 1, "Convolution": 1, "Deconvolution": 1, "BatchNorm": 3,
-             "Activation": 2, "LeakyReLU": 2, "Pooling": 4, "Concat": 5, "Flatten": 5,
-             "Reshape": 5, "Softmax": 7, "SoftmaxOutput": 7}
+# MXNet's fill colour (index into _COLORS) by operator; every other operator gets 7
+_OP_COLOR = {"Convolution": 1, "FullyConnected": 1, "BatchNorm": 3, "Activation": 2,
+             "LeakyReLU": 2, "Pooling": 4, "Concat": 5, "Flatten": 5, "Reshape": 5,
+             "Softmax": 6}
+_WEIGHT_LIKE = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_mean",
+                "_running_var", "_running_mean")
 
 
-class _Digraph:
-    """Minimal stand-in for ``graphviz.Digraph`` when the graphviz package is absent."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self.body: list[str] = []
-
-    def node(self, name: str, label: str, **attrs) -> None:
-        items = " ".join(f"{k}={_quote(v)}" for k, v in sorted(attrs.items()))
-        self.body.append(f"\t{name} [label={_quote(label)} {items}]")
-
-    def edge(self, tail: str, head: str, **attrs) -> None:
-        items = " ".join(f"{k}={_quote(v)}" for k, v in sorted(attrs.items()))
-        self.body.append(f"\t{tail} -> {head} [{items}]")
-
-    @property
-    def source(self) -> str:
-        return "digraph " + self.name + " {\n" + "\n".join(self.body) + "\n}"
-
-    def render(self, *args, **kwargs):
-        raise ImportError("Rendering needs the graphviz package: pip install graphviz")
+def _x_joined(attrs: dict, key: str, default: str) -> str:
+    """A tuple attribute as MXNet's label writes it ('3x3'), or ``default``."""
+    return "x".join(str(v) for v in _str2tuple(attrs[key])) if key in attrs else default
 
 
-def _quote(value) -> str:
-    text = str(value)
-    if text.replace("_", "").isalnum() and not text[:1].isdigit():
-        return text
-    return '"' + text.replace('"', '\\"') + '"'
-
-
-def _label(node: dict) -> tuple[str, str]:
-    op, attrs, name = node["op"], node.get("attrs", {}), node["name"]
-    if op == "null":
-        return name, _COLORS[0]
-    color = _COLORS[_OP_COLOR.get(op, 6)]
-    if op == "FullyConnected":
-        return f"FullyConnected\n{attrs.get('num_hidden')}", color
+def _node_label(node: dict) -> str:
+    """The text of an operator's box."""
+    op, attrs = node["op"], node.get("attrs", {})
     if op == "Convolution":
-        kernel = "x".join(str(k) for k in _str2tuple(attrs["kernel"]))
-        return f"Convolution\n{kernel}/{attrs.get('stride', '1')}, {attrs['num_filter']}", color
-    if op in ("Activation", "LeakyReLU"):
-        return f"{op}\n{attrs.get('act_type', '')}", color
+        return "Convolution\n%s/%s, %s" % (_x_joined(attrs, "kernel", ""),
+                                            _x_joined(attrs, "stride", "1"),
+                                            attrs["num_filter"])
+    if op == "FullyConnected":
+        return "FullyConnected\n%s" % attrs["num_hidden"]
+    if op == "Activation":
+        return "Activation\n%s" % attrs["act_type"]
+    if op == "LeakyReLU":
+        return "LeakyReLU\n%s" % attrs.get("act_type", "Leaky")
     if op == "Pooling":
-        return f"Pooling\n{attrs.get('pool_type', 'max')}", color
-    return name, color
+        return "Pooling\n%s, %s/%s" % (attrs["pool_type"], _x_joined(attrs, "kernel", "[]"),
+                                       _x_joined(attrs, "stride", "1"))
+    if op == "Custom":
+        return attrs["op_type"]
+    return node["name"]
+
+
+def _warn_repeated_names(nodes: list) -> None:
+    """MXNet warns when two nodes share a name: graphviz would draw a cycle."""
+    seen: set = set()
+    repeated = {n["name"] for n in nodes if n["name"] in seen or seen.add(n["name"])}
+    if repeated:
+        warnings.warn("There are multiple variables with the same name in your graph, "
+                      "this may result in cyclic graph. Repeated names: "
+                      + ",".join(repeated), RuntimeWarning)
+
+
+def _edge_label(node: dict, shape_dict: dict | None, type_dict: dict | None) -> str:
+    """'CxHxW' (without the batch axis) and/or '(dtype)' of the entry ``node`` outputs;
+    for a multi-output operator, of its last output, as MXNet labels it."""
+    key = node["name"]
+    if node["op"] != "null":
+        key += "_output"
+        if "num_outputs" in node.get("attrs", {}):
+            key += str(int(node["attrs"]["num_outputs"]) - 1)
+    label = ""
+    if shape_dict is not None:
+        label = "x".join(str(x) for x in shape_dict[key][1:])
+    if type_dict is not None:
+        label += "(" + type_dict[key].__name__ + ")"
+    return label
 
 
 def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=None,
-                 dtype=None, node_attrs=None, hide_weights: bool = True):
-    """Build a graphviz digraph of the network (a ``graphviz.Digraph`` when installed)."""
+                 dtype=None, node_attrs={}, hide_weights: bool = True):  # noqa: B006
+    """Creates a visualization (Graphviz digraph object) of the given computation graph.
+
+    Graphviz (the ``graphviz`` Python package) must be installed.
+
+    Parameters
+    ----------
+    symbol : Symbol
+        The part of the computation graph needed to compute ``symbol`` is drawn.
+    title : str, optional
+        Title (graph name) of the generated visualization.
+    save_format : str, optional
+        Output format of ``render``.
+    shape : dict of str to tuple, optional
+        Input shapes; edges are then labelled with the tensor shapes (batch axis left out).
+    dtype : dict of str to numpy type, optional
+        Input types; edges are then labelled with the tensor types.
+    node_attrs : dict, optional
+        Graphviz node attributes merged into the defaults, e.g.
+        ``{"shape": "oval", "fixedsize": "false"}``.
+    hide_weights : bool, optional
+        Hide inputs named like weights (``*_weight``, ``*_bias``, ``*_gamma``, ...).
+
+    Returns
+    -------
+    graphviz.Digraph
+        The digraph; ``.view()`` or ``.render()`` draw it.
+    """
     try:
         from graphviz import Digraph
-        dot = Digraph(name=title, format=save_format)
     except ImportError:
-        dot = _Digraph(title)
-    shape_dict = None
+        raise ImportError("Draw network requires graphviz library") from None
+    if not isinstance(symbol, Symbol):
+        raise TypeError("symbol must be a Symbol")
+    internals = symbol.get_internals()
+    shape_dict = type_dict = None
     if shape is not None:
-        internals = symbol.get_internals()
         _, out_shapes, _ = internals.infer_shape(**shape)
-        shape_dict = dict(zip(internals.list_outputs(), out_shapes or []))
+        if out_shapes is None:
+            raise ValueError("Input shape is incomplete")
+        shape_dict = dict(zip(internals.list_outputs(), out_shapes))
+    if dtype is not None:
+        _, out_types, _ = internals.infer_type(**dtype)
+        if out_types is None:
+            raise ValueError("Input type is incomplete")
+        type_dict = dict(zip(internals.list_outputs(), out_types))
+    nodes = json.loads(symbol.tojson())["nodes"]
+    _warn_repeated_names(nodes)
     base = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
             "style": "filled"}
-    base.update(node_attrs or {})
-    nodes = json.loads(symbol.tojson())["nodes"]
+    base.update(node_attrs)
+    dot = Digraph(name=title, format=save_format)
     hidden = set()
-    for i, node in enumerate(nodes):
-        if node["op"] == "null" and hide_weights and i > 0 and \
-                node["name"].endswith(("_weight", "_bias", "_beta", "_gamma", "_moving_var",
-                                       "_moving_mean", "_running_var", "_running_mean")):
-            hidden.add(i)
-            continue
-        label, color = _label(node)
-        attrs = dict(base, fillcolor=color)
+    for node in nodes:
+        attr = dict(base)
         if node["op"] == "null":
-            attrs["shape"] = "oval"
-        dot.node(name=node["name"], label=label, **attrs)
-    for i, node in enumerate(nodes):
-        if node["op"] == "null":
-            continue
-        for item in node["inputs"]:
-            if item[0] in hidden:
+            if node["name"].endswith(_WEIGHT_LIKE):
+                # MXNet: with hide_weights=False the node is not drawn either, but its
+                # edges are, so graphviz shows it as a plain oval
+                if hide_weights:
+                    hidden.add(node["name"])
                 continue
+            attr.update(shape="oval", fillcolor=_COLORS[0])
+        else:
+            attr["fillcolor"] = _COLORS[_OP_COLOR.get(node["op"], 7)]
+        dot.node(name=node["name"], label=_node_label(node) if node["op"] != "null"
+                 else node["name"], **attr)
+    for node in nodes:
+        if node["op"] == "null":
+            continue
+        inputs = node["inputs"][:1] if node["op"] == "_contrib_BilinearResize2D" \
+            else node["inputs"]
+        for item in inputs:
             src = nodes[item[0]]
-            label = ""
-            if shape_dict is not None:
-                key = src["name"] if src["op"] == "null" else src["name"] + "_output"
-                if key in shape_dict:
-                    label = "x".join(str(x) for x in shape_dict[key][1:])
-            dot.edge(node["name"], src["name"], label=label, arrowtail="open", dir="back")
+            if src["name"] in hidden:
+                continue
+            dot.edge(tail_name=node["name"], head_name=src["name"], dir="back",
+                     arrowtail="open", label=_edge_label(src, shape_dict, type_dict))
     return dot
