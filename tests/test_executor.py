@@ -467,3 +467,47 @@ def test_simple_bind_allocates_variables_with_their_dtype_attribute():
     fc = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
     exe = fc.simple_bind(mx.cpu(), type_dict={"x": np.float64}, x=(2, 3))
     assert [a.dtype for a in exe.arg_arrays] == [np.float64] * 3
+
+
+def test_variables_named_like_python_keywords():
+    # MXNet's test_RNN_float64 binds variables called 'in'; the generated code must not
+    # use them as Python names
+    a, b = mx.sym.var("in"), mx.sym.var("lambda")
+    exe = (a * 2 + b).simple_bind(mx.cpu(), **{"in": (2,), "lambda": (2,)})
+    exe.forward(is_train=True, **{"in": mx.nd.array([1, 2]), "lambda": mx.nd.array([3, 4])})
+    assert exe.outputs[0].asnumpy().tolist() == [5, 8]
+    exe.backward(mx.nd.ones((2,)))
+    assert exe.grad_dict["in"].asnumpy().tolist() == [2, 2]
+
+
+def test_integer_argument_gradient_is_zero_and_nondifferentiable_ops_fail_at_bind():
+    x, idx = mx.sym.var("x"), mx.sym.var("idx")
+    taken = mx.sym.batch_take(x, idx)
+    types = {"x": np.float32, "idx": np.int32}
+    exe = mx.sym.stop_gradient(taken).simple_bind(mx.cpu(), x=(4, 3), idx=(4,),
+                                                  type_dict=types)
+    exe.grad_dict["idx"][:] = 7
+    exe.forward(is_train=True)
+    exe.backward()
+    assert exe.grad_dict["idx"].asnumpy().tolist() == [0, 0, 0, 0]
+    assert not exe.grad_dict["x"].asnumpy().any()
+    # MXNet: batch_take registers no gradient, so a backward through it cannot be bound
+    with pytest.raises(MXNetError, match="batch_take is non-differentiable"):
+        taken.simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types)
+    taken.simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types, grad_req="null")
+
+
+def test_debug_str_reports_planned_memory():
+    import re
+    data = mx.sym.var("data")
+    for _ in range(4):
+        data = data * data
+
+    def total(sym, **kw):
+        exe = sym.simple_bind(mx.cpu(), data=(256, 1024), **kw)   # 1 MB per array
+        return int(re.search(r"Total (\d+) MB allocated", exe.debug_str()).group(1))
+    # forward only: two intermediate arrays alive at once; training keeps all four and
+    # their gradients; nothing flows through stop_gradient
+    assert total(data, grad_req="null") == 2
+    assert total(data) == 2 + 8
+    assert total(mx.sym.stop_gradient(data)) == 2

@@ -170,7 +170,10 @@ def test_concat_stack_infer_shape():
     attrs = op.parse_attrs({"num_args": 2, "dim": 1})
     assert op.infer_shape(attrs, [(2, 3), (2, 4)]) == ([(2, 3), (2, 4)], [(2, 7)])
     ins, outs = op.infer_shape(attrs, [(2, 3), None])
-    assert ins == [(2, 3), (2, 0)] and outs == [None]
+    assert ins == [(2, 3), (2, 0)] and outs == [(2, 0)]   # the concat dim is unknown
+    # the output gives the other dims, not the concat dim (MXNet's inference)
+    ins, outs = op.infer_shape(attrs, [(0, 3), (0, 0)], [(5, 7)])
+    assert ins == [(5, 3), (5, 0)] and outs == [(5, 7)]
     ins, outs = op.infer_shape(attrs, [(2, 3), (0, 4)])
     assert ins == [(2, 3), (2, 4)] and outs == [(2, 7)]
     st = registry.get("stack")

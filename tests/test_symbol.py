@@ -332,3 +332,77 @@ def test_scopes_are_thread_local_when_assigned():
         assert AttrScope.current._attr == {"y": "hi"} and "main" in NameManager.current._counter
     finally:
         AttrScope.current, NameManager.current = old_scope, old_names
+
+
+def _partial(sym, **shapes):
+    return sym.infer_shape_partial(**shapes)
+
+
+def test_partial_shapes_keep_known_dims():
+    # expected values from MXNet 1.9.1 (0 = unknown dimension, () = unknown shape)
+    x, y, c = mx.sym.var("x"), mx.sym.var("y"), mx.sym.var("c")
+    assert _partial(mx.sym.dot(x, y), x=(0, 3, 4), y=(4, 5))[1] == [(0, 3, 5)]
+    assert _partial(mx.sym.batch_dot(x, y), x=(0, 3, 4), y=(0, 0, 5))[1] == [()]
+    assert _partial(mx.sym.sum(x, axis=1), x=(0, 3, 0))[1] == [(0, 0)]
+    assert _partial(mx.sym.FullyConnected(x, num_hidden=4), x=(0, 6)) == (
+        [(0, 6), (4, 6), (4,)], [(0, 4)], [])
+    # an unknown axis stays unknown whatever begin/end say
+    d = mx.sym.var("d", shape=(10, 0))
+    assert _partial(mx.sym.slice_axis(d, axis=1, begin=0, end=5))[1] == [(10, 0)]
+    d = mx.sym.var("d", shape=(0, 20))
+    assert _partial(mx.sym.slice(d, begin=(2, 3), end=(None, 10), step=(3, 3)))[1] == [(0, 3)]
+    # where infers nothing until the condition is known, and x does not take its shape
+    w = mx.sym.where(c, x, y)
+    assert _partial(w, c=(0, 2), x=(0, 2), y=(0, 2))[1] == [()]
+    assert _partial(w, c=(2, 3), x=(0, 3)) == ([(2, 3), (0, 3), (0, 3)], [(0, 3)], [])
+    with mx.np_shape(True):
+        assert _partial(mx.sym.dot(x, y), x=(-1, 3, 4), y=(4, 5))[1] == [(-1, 3, 5)]
+        assert _partial(mx.sym.sin(x)) == ([None], [None], [])
+    assert mx.sym.sin(x).infer_shape_partial() == ([()], [()], [])
+
+
+def test_shapes_inferred_backwards():
+    # expected values from MXNet 1.9.1
+    a, b, c = mx.sym.var("a"), mx.sym.var("b"), mx.sym.var("c")
+    s = mx.sym.SliceChannel(a, num_outputs=3, axis=1)[1] + c
+    assert _partial(s, a=(0, 15, 0), c=(3, 5, 2))[0] == [(3, 15, 2), (3, 5, 2)]
+    conv = mx.sym.Convolution(a, num_filter=4, kernel=(3, 3), stride=(2, 1)) + c
+    assert _partial(conv, a=(0, 2, 0, 0), c=(5, 4, 7, 7))[0][0] == (5, 2, 0, 9)
+    t = mx.sym.transpose(a, axes=(1, 2, 0)) + b
+    assert _partial(t, a=(0, 0, 0), b=(2, 3, 4))[0] == [(4, 2, 3), (2, 3, 4)]
+    cat = mx.sym.Concat(a, b, dim=1) + c
+    assert _partial(cat, a=(0, 3), b=(0, 5), c=(2, 0))[0] == [(2, 3), (2, 5), (2, 8)]
+    cast = mx.sym.Cast(a, dtype="float16") * b
+    assert _partial(cast, b=(4, 5))[0] == [(4, 5), (4, 5)]
+    like = mx.sym._internal._identity_with_attr_like_rhs(mx.sym.exp(a), b)
+    assert mx.sym.FullyConnected(c, weight=like, num_hidden=11, no_bias=True).infer_shape(
+        c=(7, 100))[0] == [(7, 100), (11, 100), (11, 100)]
+    # creation shapes with unknown dims (-1, or 0 outside NumPy semantics) come from the
+    # graph, at inference and when bound
+    ones = mx.sym.ones(shape=(3, -1))
+    out = (mx.sym.ones(shape=(2, 0)) + mx.sym.transpose(ones)).bind(mx.cpu(), {}).forward()
+    np.testing.assert_array_equal(out[0].asnumpy(), np.full((2, 3), 2.0))
+
+
+def test_given_shape_replaces_the_variable_attribute():
+    a = mx.sym.var("a", shape=(2, 3))
+    c = mx.sym.elemwise_add(a, mx.sym.var("b"))
+    assert c.infer_shape() == ([(2, 3), (2, 3)], [(2, 3)], [])
+    assert c.infer_shape(a=(5, 6)) == ([(5, 6), (5, 6)], [(5, 6)], [])
+
+
+def test_inconsistent_shapes_anywhere_in_the_graph_raise():
+    v, x = mx.sym.var("V"), mx.sym.var("x")
+    s3 = mx.sym.transpose(v) + (x + v)   # (3, 2) + (2, 3)
+    with pytest.raises(MXNetError, match="inconsistent"):
+        s3.infer_shape(x=(2, 3))
+    with pytest.raises(MXNetError):
+        s3.simple_bind(mx.cpu(), x=(2, 3), grad_req="null")
+
+
+def test_partial_type_inference():
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(mx.sym.Cast(data, dtype="float32"), num_hidden=8)
+    assert fc.infer_type_partial() == ([None, np.float32, np.float32], [np.float32], [])
+    assert fc.infer_type(data=np.float16) == ([np.float16, np.float32, np.float32],
+                                              [np.float32], [])

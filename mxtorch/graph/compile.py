@@ -40,10 +40,12 @@ class GraphProgram:
         self.input_names = [n.name for n in self.input_nodes]
         self._modules: dict[tuple, fx.GraphModule] = {}
         self._forwards: dict[tuple, Callable] = {}  # the modules' generated forward code
-        # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H), "inferred from the
-        # graph" (RNN begin states); those programs are specialized per input shapes.
+        # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H) or (-1, H), "inferred
+        # from the graph" (RNN begin states); those programs are specialized per input
+        # shapes.
         self._deferred = [n for n in self.nodes if not n.is_variable and n.op.creates
-                          and 0 in (getattr(n.parsed, "shape", None) or ())]
+                          and any(d is None or d <= 0
+                                  for d in getattr(n.parsed, "shape", None) or ())]
 
     def module(self, is_train: bool, device: torch.device | None = None,
                in_shapes: tuple | None = None) -> fx.GraphModule:

@@ -21,6 +21,7 @@ from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
+from .passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
 from .training import TrainingStep, trace_step
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -54,9 +55,15 @@ class Executor:
         by_name.update(zip(self._aux_names, self.aux_arrays))
         self._input_arrays = [by_name[n] for n in self._program.input_names]
         pos = {n: i for i, n in enumerate(self._arg_names)}
-        self._grad_slots = [(k, pos[n]) for k, n in enumerate(self._program.input_names)
-                            if n in pos and self._grad_reqs[pos[n]] != "null"
-                            and self.grad_arrays[pos[n]] is not None]
+        slots = [(k, pos[n]) for k, n in enumerate(self._program.input_names)
+                 if n in pos and self._grad_reqs[pos[n]] != "null"
+                 and self.grad_arrays[pos[n]] is not None]
+        if slots:   # MXNet fails at bind where a gradient meets a non-differentiable op
+            gradient_nodes(sym._outputs, {self._arg_names[i] for _, i in slots})
+        # MXNet: an integer argument's gradient is zero (torch differentiates floats only)
+        self._grad_slots = [(k, i) for k, i in slots
+                            if self.arg_arrays[i]._t.is_floating_point()]
+        self._int_grads = [i for _, i in slots if not self.arg_arrays[i]._t.is_floating_point()]
         self.outputs: list[NDArray] = self._initial_outputs()
         self._out_tensors: tuple = ()
         self._leaves: list = []
@@ -193,6 +200,9 @@ class Executor:
 
     def backward(self, out_grads=None, is_train: bool = True) -> None:
         """Propagate ``out_grads`` (ones by default) back to the bound gradient arrays."""
+        for i in self._int_grads:
+            if self._grad_reqs[i] == "write":
+                self.grad_arrays[i]._t.zero_()
         if not self._grad_slots:
             return
         step = self._step
@@ -324,12 +334,25 @@ class Executor:
         self._monitor_all = monitor_all
 
     def debug_str(self) -> str:
+        """The graph, the bound arrays and, as MXNet prints it, the memory its
+        intermediate results take (``Total N MB allocated``)."""
         lines = [self._symbol.debug_str(), "Bound arrays:"]
         for n, a in zip(self._arg_names, self.arg_arrays):
             lines.append(f"\targ {n}: {a.shape} {np.dtype(a.dtype).name}")
         for n, a in zip(self._aux_names, self.aux_arrays):
             lines.append(f"\taux {n}: {a.shape} {np.dtype(a.dtype).name}")
+        lines.append(f"Total {self._planned_bytes() >> 20} MB allocated")
         return "\n".join(lines)
+
+    def _planned_bytes(self) -> int:
+        names = self._arg_names + self._aux_names
+        arrays = self.arg_arrays + self.aux_arrays
+        heads = self._symbol._outputs
+        shapes = infer_graph_shapes(heads, {n: a.shape for n, a in zip(names, arrays)})
+        types = infer_graph_types(heads, {n: np.dtype(a.dtype).name
+                                          for n, a in zip(names, arrays)})
+        wrt = {self._arg_names[i] for _, i in self._grad_slots}
+        return planned_bytes(heads, shapes, types, wrt)
 
     def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
                 **kwargs) -> "Executor":

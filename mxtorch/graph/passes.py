@@ -45,46 +45,55 @@ def _known(s: tuple | None) -> bool:
     return len(s) > 0 and all(d > 0 for d in s)
 
 
+def _unknown_as_zero(shape) -> tuple:
+    """A user or attribute shape in the internal form: -1/None (NumPy semantics' unknown
+    dimension) become 0."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return tuple(0 if d is None or d < 0 else int(d) for d in shape)
+
+
 def _var_shape(node: Node) -> tuple | None:
     text = node.attrs.get("__shape__")
     if not text:
         return None
-    val = ast.literal_eval(text)
-    shape = (val,) if isinstance(val, int) else tuple(val)
-    # numpy-semantics graphs use -1 for an unknown dim
-    return tuple(0 if d is None or d < 0 else d for d in shape)
+    return _unknown_as_zero(ast.literal_eval(text))
 
 
 def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple]) -> dict[tuple, tuple]:
     """Return ``{(id(node), out_index): shape}`` for every entry that could be inferred.
 
-    ``known`` maps variable names to (possibly partial) shapes. Raises MXNetError naming
+    ``known`` maps variable names to (possibly partial) shapes; a given shape takes the
+    place of the variable's ``__shape__`` attribute, as in MXNet. Raises MXNetError naming
     the operator and argument on inconsistent shapes.
     """
     nodes = topo_order(heads)
     shapes: dict[tuple, tuple] = {}
     for n in nodes:
         if n.is_variable:
-            s = _merge(_var_shape(n), known.get(n.name), n.name)
+            given = known.get(n.name)
+            s = _var_shape(n) if given is None else _unknown_as_zero(given)
             if s is not None:
                 shapes[(id(n), 0)] = s
+    done: set[int] = set()   # nodes whose inference ran with every shape known
     for _ in range(len(nodes) + 1):
         changed = False
         for n in nodes:
-            if n.is_variable:
+            if n.is_variable or id(n) in done:
                 continue
-            changed |= _infer_node(n, shapes)
+            changed |= _infer_node(n, shapes, done)
         if not changed:
             break
     return shapes
 
 
-def _infer_node(n: Node, shapes: dict) -> bool:
+def _infer_node(n: Node, shapes: dict, done: set) -> bool:
+    """Run one node's inference; merge what it finds. A node whose shapes all came from
+    its neighbours still runs once, so that an inconsistency there is reported."""
     in_shapes = [shapes.get((id(e.node), e.index)) for e in n.inputs]
     nout = n.num_outputs()
-    outs_known = all(_known(shapes.get((id(n), i))) for i in range(nout))
-    if outs_known and all(_known(s) for s in in_shapes):
-        return False
+    if all(_known(s) for s in in_shapes) and \
+            all(_known(shapes.get((id(n), i))) for i in range(nout)):
+        done.add(id(n))
     try:
         outs = [shapes.get((id(n), i)) for i in range(nout)]
         new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
@@ -134,9 +143,12 @@ def _collect(sym, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
-    """``Symbol.infer_shape`` / ``infer_shape_partial`` with MXNet's return conventions."""
-    known = {k: tuple(v) if not isinstance(v, int) else (v,)
-             for k, v in _collect(sym, args, kwargs).items()}
+    """``Symbol.infer_shape`` / ``infer_shape_partial`` with MXNet's return conventions.
+
+    An unknown shape is ``()`` and an unknown dimension 0; under NumPy shape semantics
+    they are ``None`` and -1 (a partial result's 0 reads as unknown there).
+    """
+    known = {k: _unknown_as_zero(v) for k, v in _collect(sym, args, kwargs).items()}
     shapes = infer_graph_shapes(sym._outputs, known)
     nodes = topo_order(sym._outputs)
     by_name = {n.name: n for n in nodes if n.is_variable}
@@ -156,8 +168,14 @@ def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
                       + "\n\t".join(unknown), stacklevel=3)
         return None, None, None
 
+    np_shape = is_np_shape()
+
     def fmt(lst):
-        return [tuple(s) if s is not None else () for s in lst]
+        if not np_shape:
+            return [tuple(s) if s is not None else () for s in lst]
+        if not partial:
+            return [None if s is None else tuple(s) for s in lst]
+        return [None if s is None else tuple(d if d else -1 for d in s) for s in lst]
     return fmt(arg_shapes), fmt(out_shapes), fmt(aux_shapes)
 
 
@@ -218,3 +236,61 @@ def infer_type(sym, args: tuple, kwargs: dict, partial: bool):
         return [None if t is None else dtype_np(t).type for t in lst]
     return fmt(arg_t), fmt(out_t), fmt(aux_t)
 
+
+
+# ---------------------------------------------------------------------- gradients
+def gradient_nodes(heads: list[Entry], wrt: set[str]) -> list[Node]:
+    """The operator nodes a backward pass from ``heads`` to the variables ``wrt`` goes
+    through, in topological order: nodes that depend on one of them and receive a
+    gradient from the heads (a zero-gradient operator such as BlockGrad passes none on).
+    Raises MXNetError where that gradient meets a non-differentiable operator."""
+    nodes = topo_order(heads)
+    dep: set[int] = set()
+    for n in nodes:
+        if (n.is_variable and n.name in wrt) or any(id(e.node) in dep for e in n.inputs):
+            dep.add(id(n))
+    live = {id(h.node) for h in heads}
+    out = []
+    for n in reversed(nodes):
+        if n.is_variable or id(n) not in live or id(n) not in dep or n.op.zero_grad:
+            continue
+        if not n.op.differentiable:
+            raise MXNetError(f"Operator {n.op.name} is non-differentiable because it didn't "
+                             "register FGradient attribute.")
+        out.append(n)
+        live.update(id(e.node) for e in n.inputs)
+    return out[::-1]
+
+
+def planned_bytes(heads: list[Entry], shapes: dict, types: dict, wrt: set[str]) -> int:
+    """MXNet's memory-plan total for a bound graph, from inferred shapes and dtypes: the
+    peak of the forward intermediates alive at once (each freed after its last use), plus,
+    where gradients flow, the forward results kept for backward and their gradients."""
+    nodes = topo_order(heads)
+
+    def nbytes(key) -> int:
+        shape, dt = shapes.get(key), types.get(key)
+        if shape is None or dt is None:
+            return 0
+        size = 1
+        for d in shape:
+            size *= d
+        return size * dtype_np(dt).itemsize
+
+    last_use: dict[tuple, int] = {(id(h.node), h.index): len(nodes) for h in heads}
+    for step, n in enumerate(nodes):
+        for e in n.inputs:
+            last_use[(id(e.node), e.index)] = max(last_use.get((id(e.node), e.index), 0), step)
+    alive: dict[tuple, int] = {}
+    peak = 0
+    for step, n in enumerate(nodes):
+        if n.is_variable:
+            continue
+        for i in range(n.num_outputs()):
+            alive[(id(n), i)] = nbytes((id(n), i))
+        peak = max(peak, sum(alive.values()))
+        for key in [k for k in alive if last_use.get(k, step) <= step]:
+            del alive[key]
+    kept = sum(2 * nbytes((id(n), i)) for n in gradient_nodes(heads, wrt)
+               for i in range(n.num_outputs()))
+    return peak + kept

@@ -12,6 +12,7 @@ import torch
 
 from ..base import MXNetError, dtype_name
 from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, Shape, Str
+from .elemwise import _same_shape_infer
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -55,14 +56,27 @@ def _full(attrs, *, device=None) -> torch.Tensor:
                       device=_device(device))
 
 
+def _init_infer(attrs, shapes, out_shapes=None):
+    """The output is ``shape``; its unknown dimensions (0, or -1 as NumPy semantics
+    write them) come from what the graph knows of the output (inferred backwards)."""
+    # MXNet: outside NumPy semantics a 0 in ``shape`` is an unknown dimension too.
+    shape = tuple(d if d is not None and d > 0 else 0 for d in attrs.shape)
+    out = (out_shapes or [None])[0]
+    if out is not None and len(out) == len(shape):
+        shape = tuple(d or o for d, o in zip(shape, out))
+    return shapes, [shape]
+
+
 _CREATE = [Shape("shape", ()), Str("ctx", ""), Dtype("dtype", "float32")]
 
 register(OpDef("_zeros", _zeros, params=_CREATE, inputs=(), creates=True,
+               infer_shape=_init_infer,
                doc="An array of zeros of the given shape and dtype."))
 register(OpDef("_ones", _ones, params=_CREATE, inputs=(), creates=True,
+               infer_shape=_init_infer,
                doc="An array of ones of the given shape and dtype."))
 register(OpDef("_full", _full, params=[*_CREATE, Float("value")], inputs=(), creates=True,
-               doc="An array filled with ``value``."))
+               infer_shape=_init_infer, doc="An array filled with ``value``."))
 
 
 def _zeros_without_dtype(attrs, *, device=None) -> torch.Tensor:
@@ -165,6 +179,10 @@ register(OpDef("ones_like", lambda attrs, x: torch.ones_like(x), fluent=True,
 register(OpDef("_copy", lambda attrs, x: x.clone(), aliases=("identity",),
                doc="A copy of the input."))
 register(OpDef("_copyto", lambda attrs, x: x.clone(), doc="A copy of the input (copyto)."))
+register(OpDef("_identity_with_attr_like_rhs", lambda attrs, lhs, rhs: lhs.clone(),
+               inputs=("lhs", "rhs"), infer_shape=_same_shape_infer,
+               doc="A copy of lhs that takes the shape of rhs in shape inference (which is "
+                   "how a graph infers an input backwards); rhs gets no gradient."))
 
 
 def _shape_array(attrs, x: torch.Tensor) -> torch.Tensor:
@@ -182,13 +200,18 @@ register(OpDef("size_array", _size_array, fluent=True,
 
 
 # ---------------------------------------------------------------------- casts
+def _cast_infer_type(attrs, types):
+    """The output is ``dtype`` whatever the input's (still unknown) dtype."""
+    return types, [dtype_name(attrs.dtype)]
+
+
 def _cast(attrs, x: torch.Tensor) -> torch.Tensor:
     """Convert to ``dtype`` (floats to integers truncate and wrap, as in C)."""
     return x.to(torch_dtype(attrs.dtype), copy=True)
 
 
 register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
-               fluent="astype",
+               fluent="astype", infer_shape=_same_shape_infer, infer_type=_cast_infer_type,
                doc="Cast the input to ``dtype``; the gradient is cast back."))
 
 

@@ -229,6 +229,24 @@ _UNARY_NO_METHOD: list[tuple[str, Fn, tuple[str, ...]]] = [
 ]
 
 
+def _same_shape_infer(attrs, shapes, out_shapes=None):
+    """All inputs and the output share one shape: merge what is known (0 = unknown dim),
+    the output's shape included (so inputs are inferred backwards too)."""
+    merged = None
+    for shp in list(shapes) + list(out_shapes or ()):
+        if shp is None:
+            continue
+        if merged is None:
+            merged = tuple(shp)
+            continue
+        if len(shp) != len(merged) or any(m and d and m != d for m, d in zip(merged, shp)):
+            return shapes, None  # the forward raises the shape error
+        merged = tuple(m or d for m, d in zip(merged, shp))
+    if merged is None:
+        return shapes, [None]
+    return [merged] * len(shapes), [merged]
+
+
 def _unary_compute(fn: Fn) -> Fn:
     return lambda attrs, x: fn(x)
 
@@ -236,6 +254,7 @@ def _unary_compute(fn: Fn) -> Fn:
 for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
     for _name, _fn, _aliases in _rows:
         register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
+                       infer_shape=_same_shape_infer,
                        doc=f"Elementwise {_name} of the input."))
 
 
@@ -416,23 +435,6 @@ def _elemwise_compute(name: str, fn: Fn) -> Fn:
     return compute
 
 
-def _same_shape_infer(attrs, shapes):
-    """All inputs and the output share one shape: merge what is known (0 = unknown dim)."""
-    merged = None
-    for shp in shapes:
-        if shp is None:
-            continue
-        if merged is None:
-            merged = tuple(shp)
-            continue
-        if len(shp) != len(merged) or any(m and d and m != d for m, d in zip(merged, shp)):
-            return shapes, None  # the forward raises the shape error
-        merged = tuple(m or d for m, d in zip(merged, shp))
-    if merged is None:
-        return shapes, [None]
-    return [merged] * len(shapes), [merged]
-
-
 for _suffix, _fn, _baliases, _ename, _ealiases in _BINARY:
     _bname = f"broadcast_{_suffix}"
     register(OpDef(_bname, _broadcast_compute(_bname, _fn), inputs=("lhs", "rhs"),
@@ -551,7 +553,8 @@ _TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
-                   aliases=_saliases, doc=f"{_sname}: array-scalar operation."))
+                   aliases=_saliases, infer_shape=_same_shape_infer,
+                   doc=f"{_sname}: array-scalar operation."))
 
 
 # ---------------------------------------------------------------------- add_n, where
@@ -593,5 +596,24 @@ def _where(attrs, cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch
     return torch.where(cond != 0, x, y)
 
 
+def _where_infer(attrs, shapes, out_shapes=None):
+    """x, y and the output share one shape; nothing is inferred until the condition's
+    shape is fully known (MXNet's rule)."""
+    cond = shapes[0]
+    if cond is None or 0 in cond:
+        return shapes, [None]
+    new_in, out = _same_shape_infer(attrs, shapes[1:], out_shapes)
+    if out is None or out[0] is None:
+        return shapes, out
+    if len(cond) == len(out[0]):
+        # MXNet: x, y and the output do not take the condition's shape
+        return [cond, *new_in], out
+    if len(cond) == 1 and out[0] and out[0][0] and cond[0] != out[0][0]:
+        raise MXNetError(f"Operator where: condition of shape {cond} must have the shape "
+                         f"of x {out[0]} or be 1-D of size {out[0][0]}")
+    return [cond, *new_in], out
+
+
 register(OpDef("where", _where, inputs=("condition", "x", "y"), aliases=("_sparse_where",),
+               infer_shape=_where_infer,
                doc="Select elements of x or y depending on condition."))

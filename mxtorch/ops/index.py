@@ -183,7 +183,9 @@ def _batch_take_compute(attrs, a, indices):
     return torch.gather(a, 1, idx).reshape(indices.shape)
 
 
+# MXNet: batch_take registers no gradient (deprecated in favour of pick)
 register(OpDef("batch_take", _batch_take_compute, inputs=("a", "indices"),
+               differentiable=False,
                doc="out[i] = a[i, indices[i]] (indices clipped into range)."))
 
 

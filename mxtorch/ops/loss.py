@@ -457,6 +457,7 @@ data : NDArray
 # ---------------------------------------------------------------------- BlockGrad
 register(OpDef(
     "BlockGrad", lambda attrs, data: data.detach().clone(), aliases=("stop_gradient",),
+    zero_grad=True,
     doc="""Stops gradient computation: identity forward, zero gradient to the input.
 
 Parameters

@@ -249,12 +249,30 @@ def _conv_compute(attrs: Any, data: torch.Tensor, weight: torch.Tensor,
     return _to_channel_last(out) if cfg.channel_last else out
 
 
-def _conv_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
-    """weight (num_filter, C/num_group, *kernel) and bias (num_filter,) from data."""
+def _conv_data_from_output(cfg: _ConvCfg, data: tuple, out: tuple) -> tuple:
+    """MXNet's incomplete inference: the batch size always, and a spatial size wherever
+    the stride is 1, come back from the output."""
+    dims = list(data)
+    dims[0] = dims[0] or out[0]
+    first = 1 if cfg.channel_last else 2
+    for k, (o, kern, s, d, p) in enumerate(zip(out[first:first + cfg.nd], cfg.kernel,
+                                               cfg.stride, cfg.dilate, cfg.pad)):
+        if o and s == 1 and not dims[first + k]:
+            dims[first + k] = o + d * (kern - 1) - 2 * p
+    return tuple(dims)
+
+
+def _conv_infer_shape(attrs: Any, shapes: list,
+                      out_shapes: list | None = None) -> tuple[list, list | None]:
+    """weight (num_filter, C/num_group, *kernel) and bias (num_filter,) from data; data's
+    batch and stride-1 spatial sizes from a known output."""
     data = shapes[0]
     cfg = _conv_cfg("Convolution", attrs, None if data is None else len(data))
     if data is None:
         return shapes, None
+    out = (out_shapes or [None])[0]
+    if out is not None and len(out) == len(data) and 0 in data:
+        data = _conv_data_from_output(cfg, data, out)
     _conv_check(attrs, cfg, data, shapes[1])
     channels = data[-1] if cfg.channel_last else data[1]
     new = [data, _merge(shapes[1], _conv_weight_shape(attrs, cfg, channels))]

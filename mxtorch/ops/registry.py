@@ -55,7 +55,8 @@ class OpDef:
                  train_aware: bool = False, creates: bool = False, doc: str = "",
                  fluent: bool | str = False, input_defaults: dict | None = None,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
-                 work: Callable | None = None):
+                 work: Callable | None = None, differentiable: bool = True,
+                 zero_grad: bool = False):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -87,6 +88,11 @@ class OpDef:
         # work(attrs, *tensors): the estimated single-thread microseconds of a call, for
         # operators whose torch kernels start OpenMP at any size (see ops/tuning.py)
         self.work = work
+        # differentiable=False: MXNet registers no gradient (a backward pass that needs one
+        # through it fails at bind); zero_grad: the gradient is zero (BlockGrad), so none
+        # flows on to the inputs
+        self.differentiable = differentiable
+        self.zero_grad = zero_grad
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -216,6 +222,7 @@ class OpDef:
         with whatever could be filled in.
         """
         in_shapes = list(in_shapes)
+        out = None
         if self._infer_shape is not None:
             if self._infer_takes_out:
                 res = self._infer_shape(attrs, in_shapes, out_shapes)
@@ -226,9 +233,42 @@ class OpDef:
                 if out is not None and all(_shape_known(s) for s in out):
                     return list(new_in), list(out)
                 in_shapes = list(new_in)
-        if all(s is not None and 0 not in s for s in in_shapes):
+        if (out is None or in_shapes) and all(s is not None and 0 not in s
+                                              for s in in_shapes):
             return in_shapes, self.meta_forward(attrs, in_shapes, None)[0]
-        return in_shapes, [None] * self.num_outputs(attrs)
+        if out is not None:   # the definition's own partial answer
+            return in_shapes, list(out)
+        return in_shapes, self._partial_outputs(attrs, in_shapes)
+
+    # unknown dimensions take these values in turn; an output dimension that comes out
+    # the same every time does not depend on them and is known
+    _PROBE_DIMS = (97, 101, 3)
+
+    def _partial_outputs(self, attrs: Any, in_shapes: list) -> list:
+        """Output shapes from inputs with unknown (0) dimensions: run the compute on meta
+        tensors with the unknown dimensions set to each probe value; the output dimensions
+        that agree across the runs (at least two) are known, the others 0."""
+        n = self.num_outputs(attrs)
+        if any(s is None for s in in_shapes) or not in_shapes:
+            return [None] * n
+        runs = []
+        for probe in self._PROBE_DIMS:
+            shapes = [tuple(d or probe for d in s) for s in in_shapes]
+            try:
+                runs.append(self.meta_forward(attrs, shapes, None)[0])
+            except MXNetError:
+                continue
+        if len(runs) < 2:
+            return [None] * n
+        outs = []
+        for k in range(n):
+            ranks = {len(r[k]) for r in runs}
+            if len(ranks) != 1:
+                outs.append(None)
+                continue
+            outs.append(tuple(dims[0] if len(set(dims)) == 1 else 0
+                              for dims in zip(*(r[k] for r in runs))))
+        return outs
 
     def infer_type(self, attrs: Any, in_types: list) -> tuple[list, list]:
         """Infer dtypes (NumPy dtype names, ``None`` when unknown) both ways."""

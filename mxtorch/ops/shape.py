@@ -219,7 +219,25 @@ def _transpose_compute(attrs, x):
     return x.permute(*axes)
 
 
+def _transpose_infer(attrs, shapes, out_shapes=None):
+    """The output permutes the input's dims; each is inferred from the other."""
+    data, out = shapes[0], (out_shapes or [None])[0]
+    if data is None and out is None:
+        return shapes, [None]
+    ndim = len(data if data is not None else out)
+    axes = tuple(attrs.axes) or tuple(reversed(range(ndim)))
+    if sorted(axes) != list(range(ndim)):
+        raise MXNetError(f"transpose: axes {axes} is not a permutation of the {ndim} axes "
+                         f"of shape {data if data is not None else out}")
+    dims = list(data) if data is not None else [0] * ndim
+    if out is not None:
+        for k, a in enumerate(axes):
+            dims[a] = dims[a] or out[k]
+    return [tuple(dims)], [tuple(dims[a] for a in axes)]
+
+
 register(OpDef("transpose", _transpose_compute, params=[Shape("axes", ())], fluent=True,
+               infer_shape=_transpose_infer,
                doc="Permute the axes (reverse them by default)."))
 
 
@@ -302,21 +320,24 @@ def _merge_dims(op: str, shapes: list, skip: int | None) -> list[int]:
     return common
 
 
-def _concat_infer(attrs, shapes):
-    """Fill the non-concat dims of unknown inputs from the known ones."""
-    known = [s for s in shapes if s is not None]
+def _concat_infer(attrs, shapes, out_shapes=None):
+    """Fill the non-concat dims of the inputs from each other and from the output (the
+    concat dims are not inferred backwards, as in MXNet)."""
+    out_known = (out_shapes or [None])[0]
+    known = [s for s in list(shapes) + [out_known] if s is not None]
     if not known:
         return shapes, [None]
     axis = _axis("Concat", attrs.dim, len(known[0]), "dim")
-    common = _merge_dims("Concat", shapes, axis)
+    common = _merge_dims("Concat", list(shapes) + [out_known], axis)
+    parts = [s[axis] if s is not None else 0 for s in shapes]
+    total = out_known[axis] if out_known is not None else 0
     new = []
-    for s in shapes:
+    for part in parts:
         fill = list(common)
-        fill[axis] = s[axis] if s is not None else 0
+        fill[axis] = part
         new.append(tuple(fill))
-    parts = [s[axis] for s in new]
     out = list(common)
-    out[axis] = sum(parts) if all(parts) else 0
+    out[axis] = sum(parts) if all(parts) else total
     return new, [tuple(out)]
 
 
@@ -390,10 +411,42 @@ def _nout_slice(attrs) -> int:
     return attrs.num_outputs
 
 
+def _slice_channel_infer(attrs, shapes, out_shapes=None):
+    """Every output has the input's shape with the split axis divided by num_outputs
+    (or removed with squeeze_axis); the input is also inferred from the outputs."""
+    n, squeeze = attrs.num_outputs, attrs.squeeze_axis
+    data = shapes[0]
+    outs = [o for o in out_shapes or () if o is not None]
+    if data is None and not outs:
+        return shapes, None
+    ndim = len(data) if data is not None else len(outs[0]) + squeeze
+    axis = _axis("SliceChannel", attrs.axis, ndim)
+    dims = list(data) if data is not None else [0] * ndim
+    if outs:
+        common = _merge_dims("SliceChannel", outs, None)
+        if squeeze:
+            common.insert(axis, n)
+        else:
+            common[axis] *= n
+        dims = [d or c for d, c in zip(dims, common)]
+    size = dims[axis]
+    if size and (n <= 0 or size % n or (squeeze and size != n)):
+        raise MXNetError(f"SliceChannel: cannot split axis {axis} of shape {tuple(dims)} "
+                         f"into num_outputs={n} evenly sized chunks"
+                         + (" (squeeze_axis needs it of size num_outputs)" if squeeze else ""))
+    out = list(dims)
+    if squeeze:
+        del out[axis]
+    else:
+        out[axis] = size // n if size else 0
+    return [tuple(dims)], [tuple(out)] * n
+
+
 register(OpDef(
     "SliceChannel", _slice_channel_compute, aliases=("split",), fluent="split",
     params=[Int("num_outputs"), Int("axis", 1), Bool("squeeze_axis", False)],
     num_outputs=_nout_slice, output_names=_numbered_outputs(_nout_slice),
+    infer_shape=_slice_channel_infer,
     doc="Split the input into ``num_outputs`` equal parts along ``axis``."))
 
 
@@ -458,10 +511,27 @@ def _slice_compute(attrs, x):
     return out.flip(flips) if flips else out
 
 
+def _slice_infer(compute):
+    """Inference for slice/slice_axis: an axis of unknown size stays unknown in the output
+    (MXNet's rule, whatever begin/end say); the other axes come from the compute on a
+    meta tensor whose unknown axes are long enough for every begin/end."""
+    def infer(attrs, shapes):
+        data = shapes[0]
+        if data is None or 0 not in data:
+            return shapes, None
+        bounds = [v for v in (attrs.begin, attrs.end) for v in
+                  (v if isinstance(v, tuple) else (v,)) if v is not None]
+        probe = 2 + max((abs(v) for v in bounds), default=0)
+        out = compute(attrs, torch.empty(tuple(d or probe for d in data), device="meta"))
+        return shapes, [tuple(o if d else 0 for d, o in zip(data, out.shape))]
+    return infer
+
+
 _SLICE_PARAMS = [Shape("begin"), Shape("end"), Shape("step", ())]
 
 register(OpDef(
     "slice", _slice_compute, aliases=("crop",), params=_SLICE_PARAMS, fluent=True,
+    infer_shape=_slice_infer(_slice_compute),
     doc="Slice with begin/end/step per axis (None = whole axis; negative steps allowed)."))
 
 
@@ -479,6 +549,7 @@ def _slice_axis_compute(attrs, x):
 register(OpDef(
     "slice_axis", _slice_axis_compute, fluent=True,
     params=[Int("axis"), Int("begin"), OptInt("end", REQUIRED)],
+    infer_shape=_slice_infer(_slice_axis_compute),
     doc="Slice one axis from ``begin`` to ``end`` (None = to the end)."))
 
 
