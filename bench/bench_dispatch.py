@@ -27,6 +27,25 @@ def main():
                    "mx.nd.FullyConnected": lambda: mx.nd.FullyConnected(
                        x, w, bias, num_hidden=256)}, number=300)
     report("FullyConnected (256, 784) -> 256", res, "torch F.linear")
+    recorded()
+
+
+def recorded():
+    """The same small calls on an attached array inside ``autograd.record()``, against
+    torch building its graph (mx.autograd also keeps the operator record that
+    ``get_symbol`` reads)."""
+    a = mx.nd.ones((64, 64))
+    b = mx.nd.ones((64, 64))
+    a.attach_grad()
+    ta, tb = a._t, b._t
+    with mx.autograd.record():
+        res = compare({"torch.add (grad)": lambda: torch.add(ta, tb),
+                       "mx.nd a + b": lambda: a + b,
+                       "mx.nd a * 2": lambda: a * 2,
+                       "mx.nd.relu": lambda: mx.nd.relu(a),
+                       "mx.nd.FullyConnected": lambda: mx.nd.FullyConnected(
+                           a, b, num_hidden=64, no_bias=True)}, number=20000)
+    report("recorded 64x64, attached input", res, "torch.add (grad)")
 
 
 if __name__ == "__main__":

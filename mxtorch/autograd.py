@@ -7,10 +7,13 @@ grad while nothing is being recorded (including inside ``pause()``). Gradients l
 NDArray's own ``grad`` buffer according to its ``grad_req`` (write / add / null): torch's
 post-accumulate hook of each attached tensor moves its gradient into the buffer as soon
 as it is complete, as MXNet's backward writes it, so ``x.grad`` is a stable array callers
-can hold on to.
+can hold on to. Beside torch's tape, each recorded operator call leaves a small record on
+its outputs (operator, keywords, inputs): ``get_symbol`` turns it into a Symbol and a
+backward without ``retain_graph`` marks it freed, as MXNet's graph is.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 
@@ -115,6 +118,66 @@ def predict_mode() -> _RecordingStateScope:
     return _RecordingStateScope(None, False)
 
 
+# ---------------------------------------------------------------------- the recorded graph
+# MXNet keeps the operator graph recorded under record(): get_symbol returns it, and a
+# backward without retain_graph frees it. mxtorch keeps the same record beside torch's
+# tape: every tensor a recorded operator call produces carries ``_mx_entry``, the pair
+# (node, output index). An operator node is the list
+# [OpDef, attributes (the call's keywords), input entries, number, freed]; a variable
+# node is its name. Nodes hold no tensors, so the record never keeps activations alive.
+_NODE_IDS = itertools.count()   # MXNet: node_<n>, one counter for the process
+_VAR_IDS = itertools.count()    # MXNet: var<n> (attached arrays), null<n> (constants)
+_FREED = 4                      # index of the freed flag in an operator node
+
+
+def note(opdef, attrs: dict, tensors, res) -> None:
+    """Record one operator call made under ``record()``: ``res`` (a tensor or a list of
+    them) came from ``opdef`` with keywords ``attrs`` on ``tensors``. An input that no
+    recorded call produced and that is not attached becomes a new variable, as in MXNet.
+    Called on the recording path only; one and two inputs are spelled out (a loop costs
+    a third of the whole)."""
+    if len(tensors) == 2:
+        a, b = tensors
+        ins = [getattr(a, "_mx_entry", None) or _constant(a),
+               getattr(b, "_mx_entry", None) or _constant(b)]
+    elif len(tensors) == 1:
+        a = tensors[0]
+        ins = [getattr(a, "_mx_entry", None) or _constant(a)]
+    else:
+        ins = [getattr(t, "_mx_entry", None) or _constant(t) for t in tensors]
+    node = [opdef, attrs, ins, next(_NODE_IDS), False]
+    if res.__class__ is list:
+        for i, r in enumerate(res):
+            r._mx_entry = (node, i)
+    else:
+        res._mx_entry = (node, 0)
+
+
+def _constant(t: torch.Tensor) -> tuple:
+    """The variable MXNet makes for a recorded input that is neither attached nor
+    recorded (kept on the array, so its later uses share it)."""
+    e = t._mx_entry = (f"null{next(_VAR_IDS)}", 0)
+    return e
+
+
+def _free_graph(tensors) -> None:
+    """A backward without ``retain_graph`` frees the graph recorded for ``tensors``:
+    differentiating any of its arrays again fails, as in MXNet."""
+    stack = [e[0] for e in (getattr(t, "_mx_entry", None) for t in tensors)
+             if e is not None and e[0].__class__ is list]
+    while stack:
+        node = stack.pop()
+        if node[_FREED]:
+            continue
+        node[_FREED] = True
+        stack.extend(e[0] for e in node[2] if e[0].__class__ is list)
+
+
+def _freed(t: torch.Tensor) -> bool:
+    e = getattr(t, "_mx_entry", None)
+    return e is not None and e[0].__class__ is list and e[0][_FREED]
+
+
 # ---------------------------------------------------------------------------- variables
 _GRAD_REQS = ("write", "add", "null")
 
@@ -170,6 +233,7 @@ def _attach(arr, grad_buf, grad_req: str) -> None:
     if grad_req == "null":
         if t.requires_grad:
             t = t.detach()
+        t._mx_entry = (f"var{next(_VAR_IDS)}", 0)   # MXNet: a new variable per attach
         arr._t = t
         arr._grad = grad_buf
         arr._grad_req = "null"
@@ -179,6 +243,7 @@ def _attach(arr, grad_buf, grad_req: str) -> None:
                          "floating-point arrays are differentiable")
     if not t.requires_grad:
         t.requires_grad_(True)
+    t._mx_entry = (f"var{next(_VAR_IDS)}", 0)
     if getattr(arr, "_hook_tensor", None) is not t:
         t.register_post_accumulate_grad_hook(_arrived)
         t._mx_owner = weakref.ref(arr)
@@ -215,7 +280,7 @@ def _as_tensors(heads, head_grads):
     outs, grads = [], []
     for h, g in zip(heads, head_grads):
         t = h._t
-        if not t.requires_grad:
+        if not t.requires_grad or _freed(t):
             raise MXNetError("Cannot differentiate node because it is not in a computational "
                              "graph. You need to set is_recording to true or use autograd."
                              "record() to save computational graphs for backward. If you "
@@ -242,6 +307,8 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
             raise
         finally:
             tuning.restore(threads)
+    if not retain_graph:
+        _free_graph(outs)
 
 
 def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
@@ -265,20 +332,73 @@ def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
                                       allow_unused=True)
     finally:
         tuning.restore(threads)
+    if not retain_graph:
+        _free_graph(outs)
     out = []
     for v, g in zip(variables, res):
-        if g is None:
+        if g is None or g._is_zerotensor():   # torch's symbolic zeros hold no data
             g = torch.zeros_like(v._t)
+        elif create_graph and not g.requires_grad:
+            # MXNet: a gradient computed with create_graph is in the graph even where it
+            # does not depend on the variables (clip, dropout, x * c): differentiating it
+            # again gives zeros instead of failing.
+            g = g.detach().requires_grad_()
         # a channels-last program (mxtorch.graph.layout) may give strided gradients
         out.append(_wrap(g.contiguous(), v._ctx))
     return out
 
 
 def get_symbol(x):
-    """MXNet returns the recorded graph as a Symbol; torch keeps no symbolic record."""
-    raise MXNetError("autograd.get_symbol is not available: mxtorch records with "
-                     "torch.autograd, which keeps no symbolic graph. Use HybridBlock."
-                     "export or a Symbol built with mx.sym instead.")
+    """Retrieve the recorded computation history as a ``Symbol``.
+
+    Parameters
+    ----------
+    x : NDArray
+        Array representing the head of the computation graph.
+
+    Returns
+    -------
+    Symbol
+        The retrieved Symbol: ``node_<n>`` operator nodes over ``var<n>`` (attached
+        arrays) and ``null<n>`` (other inputs) variables, as MXNet names them.
+    """
+    from .symbol.symbol import Symbol
+    e = getattr(x._t, "_mx_entry", None)
+    if e is None or (e[0].__class__ is list and e[0][_FREED]):
+        raise MXNetError("NDArray is not part of a computation graph. Did you forget to "
+                         "turn on recording?")
+    return Symbol([_symbol_entry(e)])
+
+
+def _symbol_entry(head):
+    """The graph IR entry for a recorded entry: its nodes built once each, inputs first
+    (an explicit stack: recorded graphs can be deeper than Python's recursion limit)."""
+    from .base import attr_to_str
+    from .symbol.node import Entry, Node
+    built: dict[int, Node] = {}
+    stack = [head[0]]
+    while stack:
+        rec = stack[-1]
+        if id(rec) in built:
+            stack.pop()
+            continue
+        if rec.__class__ is str:
+            built[id(rec)] = Node(None, rec)
+            stack.pop()
+            continue
+        todo = [e[0] for e in rec[2] if id(e[0]) not in built]
+        if todo:
+            stack.extend(reversed(todo))
+            continue
+        stack.pop()
+        opdef, kwargs = rec[0], rec[1]
+        parsed = opdef.parse_attrs(kwargs)
+        attrs = {k: attr_to_str(getattr(parsed, k, v)) for k, v in kwargs.items()}
+        node = Node(opdef, f"node_{rec[3]}", attrs,
+                    [Entry(built[id(e[0])], e[1]) for e in rec[2]])
+        node._parsed = parsed
+        built[id(rec)] = node
+    return Entry(built[id(head[0])], head[1])
 
 
 class Function:

@@ -283,3 +283,129 @@ def test_copyto_into_attached_arrays_while_recording_is_a_plain_write():
         b.copyto(c)             # an attached array
     np.testing.assert_array_equal(w.asnumpy(), [[2, 4], [0, 0]])
     np.testing.assert_array_equal(c.asnumpy(), [2, 4])
+
+
+def _graph(sym):
+    """(op, name, inputs) of each node of a symbol's JSON, names with their numbers
+    replaced by their order of appearance (MXNet's counters are process-wide)."""
+    import json
+    import re
+    nodes = json.loads(sym.tojson())["nodes"]
+    seen: dict = {}
+
+    def norm(name):
+        m = re.fullmatch(r"(node_|var|null)(\d+)", name)
+        assert m, name
+        return m.group(1) + str(seen.setdefault(name, len(seen)))
+    return [(n["op"], norm(n["name"]), n.get("attrs", {}),
+             [i[:2] for i in n["inputs"]]) for n in nodes]
+
+
+def _heads(sym):
+    import json
+    return json.loads(sym.tojson())["heads"]
+
+
+def test_get_symbol_returns_the_recorded_graph():
+    # the node list real MXNet 1.9.1 returns for the same calls
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    c = mx.nd.ones((1,))
+    with mx.autograd.record():
+        y = x * x + 2 * x - 1
+        w = mx.nd.FullyConnected(y.reshape((1, 1)), mx.nd.ones((2, 1)), mx.nd.ones((2,)),
+                                 num_hidden=2)
+        z = w * c + c
+    assert _graph(mx.autograd.get_symbol(y)) == [
+        ("null", "var0", {}, []),
+        ("broadcast_mul", "node_1", {}, [[0, 0], [0, 0]]),
+        ("_mul_scalar", "node_2", {"scalar": "2.0"}, [[0, 0]]),
+        ("broadcast_add", "node_3", {}, [[1, 0], [2, 0]]),
+        ("_minus_scalar", "node_4", {"scalar": "1.0"}, [[3, 0]])]
+    sym = mx.autograd.get_symbol(z)
+    assert [n[0] for n in _graph(sym)] == [
+        "null", "broadcast_mul", "_mul_scalar", "broadcast_add", "_minus_scalar", "Reshape",
+        "null", "null", "FullyConnected", "null", "broadcast_mul", "broadcast_add"]
+    args = sym.list_arguments()
+    assert len(args) == 4 and args[0].startswith("var") and \
+        all(a.startswith("null") for a in args[1:])
+    # the recorded graph computes what was recorded
+    out = sym.eval(**{a: mx.nd.ones(s) for a, s in zip(args, [(1,), (2, 1), (2,), (1,)])})
+    np.testing.assert_allclose(out[0].asnumpy(), [[4.0, 4.0]])
+
+
+def test_get_symbol_argument_count_and_output_index():
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    z = mx.nd.ones((1,))
+    z.attach_grad()
+    with mx.autograd.record():
+        y1 = x * x + 2 * x - 1
+        y2 = x * x + 2 * z - 1
+        parts = mx.nd.split(mx.nd.ones((2, 2)) * x, num_outputs=2)
+    assert len(mx.autograd.get_symbol(y1).list_arguments()) == 1
+    assert len(mx.autograd.get_symbol(y2).list_arguments()) == 2
+    s = mx.autograd.get_symbol(parts[1])
+    g = _graph(s)
+    assert g[-1][0] == "SliceChannel" and g[-1][2] == {"num_outputs": "2"}
+    assert _heads(s) == [[len(g) - 1, 1, 0]]
+    assert mx.autograd.get_symbol(x).list_arguments()[0].startswith("var")
+
+
+def test_get_symbol_needs_a_recorded_array():
+    with pytest.raises(MXNetError, match="not part of a computation graph"):
+        mx.autograd.get_symbol(mx.nd.ones((2,)))
+    with mx.autograd.record():
+        y = mx.nd.ones((2,)) + 1     # no attached input: nothing is recorded
+    with pytest.raises(MXNetError, match="not part of a computation graph"):
+        mx.autograd.get_symbol(y)
+
+
+def test_backward_frees_the_recorded_graph():
+    # MXNet: without retain_graph, differentiating the graph again fails, even through
+    # an operator that saved nothing for backward (x + 1) or from an intermediate array
+    x = mx.nd.ones((2, 2))
+    dx = mx.nd.zeros((2, 2))
+    mx.autograd.mark_variables([x], [dx], grad_reqs="add")
+    with mx.autograd.record():
+        y = x + 1
+        y.backward(retain_graph=True)
+        y.backward()
+    np.testing.assert_array_equal(dx.asnumpy(), np.full((2, 2), 2))
+    with pytest.raises(MXNetError, match="retain_graph=True"):
+        y.backward()
+    with mx.autograd.record():
+        y = x + 1
+        z = y * 2
+    z.backward()
+    with pytest.raises(MXNetError, match="not in a computational graph"):
+        y.backward()
+    with pytest.raises(MXNetError, match="not part of a computation graph"):
+        mx.autograd.get_symbol(z)
+    with mx.autograd.record():
+        y = x + 1
+    mx.autograd.grad(y, [x])              # grad without retain_graph frees it too
+    with pytest.raises(MXNetError):
+        y.backward()
+    with mx.autograd.record():
+        y = x + 1
+    mx.autograd.grad(y, [x], retain_graph=True)
+    y.backward()
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: mx.nd.clip(x, 0.2, 0.7), lambda x: mx.nd.radians(x),
+    lambda x: mx.nd.Dropout(x, p=0.5), lambda x: mx.nd.abs(x)])
+def test_second_order_of_a_gradient_without_dependence_on_x_is_zero(op):
+    # MXNet: a gradient taken with create_graph is in the graph even where it is a
+    # constant (clip, radians, dropout) or torch's symbolic zero (abs): its own
+    # gradient is zeros
+    x = mx.nd.array([[0.1, -0.5], [0.4, 0.9]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = op(x)
+        (g1,) = mx.autograd.grad(y, x, head_grads=mx.nd.ones_like(x), create_graph=True,
+                                 retain_graph=True)
+        (g2,) = mx.autograd.grad(g1, x, head_grads=mx.nd.ones_like(x), create_graph=True,
+                                 retain_graph=True)
+    np.testing.assert_array_equal(g2.asnumpy(), np.zeros((2, 2)))

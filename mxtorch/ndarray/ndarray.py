@@ -39,6 +39,8 @@ _DTYPE_MX_TO_NP = {-1: None, **{flag: dt.type for dt, flag in DTYPE_NP_TO_MX.ite
 py_slice = slice   # MXNet's name for the builtin, which its ``slice`` operator shadows
 
 _STATE = _ag._STATE
+_note = _ag.note
+_NO_ATTRS: dict = {}   # the keywords recorded for a call without any (read, never written)
 _grad_enabled = torch.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
 
@@ -162,10 +164,16 @@ class NDArray:
         td = torch_dtype(dtype)
         if not copy and td == self._t.dtype:
             return self
-        return _wrap(copied(self._t, dtype=td), self._ctx)
+        res = copied(self._t, dtype=td)
+        if res.requires_grad:   # recorded: copied() detaches outside record()
+            _note(_reg.get("Cast"), {"dtype": dtype}, (self._t,), res)
+        return _wrap(res, self._ctx)
 
     def copy(self) -> "NDArray":
-        return _wrap(copied(self._t), self._ctx)
+        res = copied(self._t)
+        if res.requires_grad:
+            _note(_reg.get("_copy"), _NO_ATTRS, (self._t,), res)
+        return _wrap(res, self._ctx)
 
     def copyto(self, other):
         """Copy into another NDArray (same shape) or onto a context (a new array)."""
@@ -255,7 +263,11 @@ class NDArray:
             raise TypeError(f"reshape: unexpected arguments {sorted(kwargs)}")
         from ..ops.shape import reshape_target
         target = reshape_target(self.shape, tuple(shape), reverse)
-        return _wrap(self._t.reshape(target), self._ctx)
+        res = self._t.reshape(target)
+        if res.requires_grad and _STATE.recording:
+            _note(_reg.get("Reshape"), {"shape": shape, "reverse": True} if reverse
+                  else {"shape": shape}, (self._t,), res)
+        return _wrap(res, self._ctx)
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -432,6 +444,7 @@ def call_plain(opdef, attrs, inputs):
     if res.requires_grad:
         if _STATE.recording:
             _tuning.recorded_result(_STATE, res)
+            _note(opdef, _NO_ATTRS, (ta, tb) if len(inputs) == 2 else (t,), res)
         else:
             res = res.detach()
     arr = _new(NDArray)
@@ -495,6 +508,7 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
             if res.requires_grad:
                 if _STATE.recording:
                     _tuning.recorded_result(_STATE, res)
+                    _note(entry[0], _NO_ATTRS, (ta, tb), res)
                 else:   # attached inputs outside record(): torch recorded what MXNet does not
                     res = res.detach()
         elif rhs.__class__ in _PY_SCALARS or isinstance(rhs, (numbers.Number, np.generic)):
@@ -521,6 +535,7 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
             if res.requires_grad:
                 if _STATE.recording:
                     _tuning.recorded_result(_STATE, res)
+                    _note(scalar_entry[0], {"scalar": rhs}, (t,), res)
                 else:
                     res = res.detach()
         elif isinstance(rhs, np.ndarray):
@@ -607,8 +622,12 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
                        else _run(opdef, attrs, tensors, state.training, ctx))
         else:
             res = _run(opdef, attrs, tensors, state.training, ctx)
-            if work is None and res.__class__ is torch.Tensor:
-                _tuning.recorded_result(state, res)
+            if res.__class__ is torch.Tensor:
+                if work is None:
+                    _tuning.recorded_result(state, res)
+                if res.requires_grad:
+                    res = unshared(res, tensors)
+                    _note(opdef, kwargs, tensors, res)
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:
@@ -626,6 +645,11 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
         arr._ag = None
         return arr
     outs = [_wrap(unshared(r, tensors), ctx) for r in res]
+    if state.recording:
+        for o in outs:
+            if o._t.requires_grad:
+                _note(opdef, kwargs, tensors, [o._t for o in outs])
+                break
     if out is not None:
         outs_list = out if isinstance(out, (list, tuple)) else [out]
         for o, r in zip(outs_list, res):
