@@ -240,3 +240,187 @@ def test_split_v2():
         mx.nd.split_v2(a, 4)
     with pytest.raises(ValueError, match="int or tuple"):
         mx.nd.split_v2(a, [1, 2])
+
+
+# ---------------------------------------------------------------------- namespaces
+def test_namespaces_are_importable_modules_filled_from_the_registry():
+    import importlib
+    for front in ("ndarray", "symbol"):
+        for ns in ("op", "_internal", "contrib", "linalg", "random", "image"):
+            mod = importlib.import_module(f"mxtorch.{front}.{ns}")
+            assert getattr(mx, front).__dict__[ns] is mod
+    from mxtorch.ndarray import linalg, op, _internal
+    # one function per registry name, whichever namespace shows it
+    assert linalg.gemm2 is _internal._linalg_gemm2 and op.sum is mx.nd.sum
+    assert mx.nd.image.to_tensor is mx.nd._internal._image_to_tensor
+    assert mx.nd.random.uniform_like is mx.nd._internal._random_uniform_like
+    assert callable(mx.sym.linalg.potrf) and callable(mx.nd.contrib.ctc_loss)
+    assert "_plus_scalar" not in vars(op) and "sum" not in vars(_internal)
+    out = mx.nd.linalg.gemm2(mx.nd.array([[1, 2]]), mx.nd.array([[3], [4]]))
+    assert out.asnumpy().tolist() == [[11]]
+
+
+def test_mxnet_ndarray_module_names_resolve():
+    from mxtorch.ndarray.ndarray import (add, arange, concatenate, get_oshape_of_gather_nd_op,
+                                         get_indexing_dispatch_code, imdecode, onehot_encode,
+                                         indexing_key_expand_implicit_axes, zeros)
+    assert add(mx.nd.array([1]), 2).asnumpy().tolist() == [3]
+    assert zeros((2,)).shape == (2,) and arange(3).asnumpy().tolist() == [0, 1, 2]
+    assert concatenate([mx.nd.ones(1), mx.nd.zeros(1)]).asnumpy().tolist() == [1, 0]
+    assert callable(onehot_encode) and callable(imdecode)
+    assert get_oshape_of_gather_nd_op((3, 4, 5), (2, 7)) == (7, 5)
+    assert get_indexing_dispatch_code((0, slice(1), None)) == 0
+    assert get_indexing_dispatch_code(([0],)) == 1
+    assert get_indexing_dispatch_code(((),)) == 2
+    with pytest.raises(ValueError, match="key 1.5 of type"):
+        get_indexing_dispatch_code((1.5,))
+    full = slice(None)
+    assert indexing_key_expand_implicit_axes((0, Ellipsis), (3, 4, 5)) == ((0, full, full), -1)
+    assert indexing_key_expand_implicit_axes((slice(2), None, 0), (3, 4, 5)) == \
+        ((slice(2), None, 0, full), -1)
+    with pytest.raises(IndexError, match="more than one ellipsis"):
+        indexing_key_expand_implicit_axes((Ellipsis, Ellipsis), (3,))
+    with pytest.raises(ValueError, match="legacy mode"):
+        indexing_key_expand_implicit_axes(mx.nd.array([1, 0, 1], dtype="bool"), (3,))
+    with pytest.raises(ImportError):
+        from mxtorch.ndarray.ndarray import no_such_name  # noqa: F401
+
+
+# ---------------------------------------------------------------------- contrib
+def test_contrib_isinf_isnan_isfinite():
+    d = mx.nd.array([1, np.inf, -np.inf, np.nan, 0])
+    assert mx.nd.contrib.isinf(d).asnumpy().tolist() == [0, 1, 1, 0, 0]
+    assert mx.nd.contrib.isfinite(d).asnumpy().tolist() == [1, 0, 0, 0, 1]
+    assert mx.nd.contrib.isnan(d).asnumpy().tolist() == [0, 0, 0, 1, 0]
+    assert mx.nd.contrib.isnan(d.astype("float64")).dtype is np.float64
+
+
+def test_contrib_rand_zipfian():
+    mx.random.seed(3)
+    sampled, exp_true, exp_sampled = mx.nd.contrib.rand_zipfian(mx.nd.array([3, 0]), 6, 5)
+    assert sampled.dtype is np.int64 and sampled.shape == (6,)
+    assert exp_true.dtype is np.float64 and sampled.asnumpy().max() < 5
+    p = lambda c: (np.log(c + 2.0) - np.log(c + 1.0)) / np.log(6)  # noqa: E731
+    np.testing.assert_allclose(exp_true.asnumpy(), p(np.array([3, 0])) * 6)
+    np.testing.assert_allclose(exp_sampled.asnumpy(), p(sampled.asnumpy()) * 6)
+    s, t, e = mx.sym.contrib.rand_zipfian(mx.sym.var("c"), 4, 5)
+    assert s.infer_type()[1] == [np.int64] and e.infer_type()[1] == [np.float64]
+    assert t.infer_type(c="float32")[1] == [np.float64]
+
+
+def test_contrib_imperative_control_flow():
+    # values from MXNet 1.9.1
+    x = mx.nd.arange(6).reshape((2, 3))
+    outs, states = mx.nd.contrib.foreach(lambda d, s: (d + s[0], [s[0] * 2]), x,
+                                         [mx.nd.ones(3)])
+    assert outs.asnumpy().tolist() == [[1, 2, 3], [5, 6, 7]]
+    assert states[0].asnumpy().tolist() == [4, 4, 4]
+    outs, vars_ = mx.nd.contrib.while_loop(
+        lambda i, s: i <= 3, lambda i, s: ([i + s], [i + 1, s + i]),
+        (mx.nd.array([0]), mx.nd.array([1])), max_iterations=6)
+    assert outs[0].shape == (6, 1) and outs[0][:4].asnumpy().ravel().tolist() == [1, 2, 4, 7]
+    assert [v.asnumpy().tolist() for v in vars_] == [[4], [7]]
+    with pytest.raises(ValueError, match="max_iterations"):
+        mx.nd.contrib.while_loop(lambda i: i < 1, lambda i: ([], [i]), [mx.nd.zeros(1)])
+    pick = mx.nd.contrib.cond(mx.nd.array([0]), lambda: mx.nd.ones(1), lambda: mx.nd.zeros(1))
+    assert pick.asnumpy().tolist() == [0]
+
+
+# ---------------------------------------------------------------------- methods
+def test_fluent_methods_are_the_registry_functions():
+    assert mx.nd.NDArray.abs is mx.nd.abs and mx.nd.NDArray.flip is mx.nd.flip
+    assert mx.sym.Symbol.sum is mx.sym.sum and "reshape" in vars(mx.sym.Symbol)
+    x = mx.nd.array([[1, -2, 3], [4, 5, -6]])
+    assert x.abs().asnumpy().tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert x.reshape_like(rhs=mx.nd.ones((3, 2))).shape == (3, 2)
+    assert x.slice_axis(axis=1, begin=1, end=3).asnumpy().tolist() == [[-2, 3], [5, -6]]
+    assert x.swapaxes(0, 1).shape == (3, 2) and x.split(num_outputs=3)[1].shape == (2, 1)
+    s = mx.sym.var("s")
+    assert s.astype("int32").infer_type(s="float32")[1] == [np.int32]
+    assert s.flatten().infer_shape(s=(2, 3, 4))[1] == [(2, 12)]
+    # MXNet has no method for these operators
+    for name in ("erf", "negative", "logical_not", "gamma", "sum_axis"):
+        assert not hasattr(x, name) and not hasattr(s, name)
+    # mx.np.ndarray keeps its NumPy methods and does not inherit the legacy ones
+    a = mx.np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert a.sum().item() == 10 and a.sum(axis=0).tolist() == [4, 6]
+    assert not hasattr(a, "softmax") and not hasattr(a, "one_hot")
+    assert a.to_dlpack_for_read() is not None
+
+
+def test_inplace_shape_methods_share_memory():
+    x = mx.nd.arange(6).reshape((2, 1, 3))
+    for view in (x.flatten(inplace=True), x.expand_dims(1, inplace=True),
+                 x.expand_dims(-1, inplace=True), x.squeeze(inplace=True),
+                 x.squeeze(axis=1, inplace=True)):
+        view[:] = view + 1
+    assert x.asnumpy().ravel().tolist() == [5, 6, 7, 8, 9, 10]
+    assert x.flatten(inplace=True).shape == (2, 3) and x.expand_dims(-1, inplace=True).shape \
+        == (2, 1, 3, 1)
+    copy = x.squeeze(axis=1)
+    copy[:] = 0
+    assert x.asnumpy().sum() == 45
+    assert mx.nd.ones((1, 1)).squeeze(inplace=True).shape == (1,)
+    with pytest.raises(AssertionError, match="must be size 1"):
+        x.squeeze(axis=0, inplace=True)
+    with pytest.raises(AssertionError, match="out of range"):
+        x.expand_dims(4, inplace=True)
+
+
+def test_broadcast_to_and_like_methods():
+    x = mx.nd.arange(3).reshape((1, 3))
+    assert x.broadcast_to(np.array([2, 3])).asnumpy().tolist() == [[0, 1, 2]] * 2
+    assert x.broadcast_to((4, 2, 3)).shape == (4, 2, 3)
+    assert x.broadcast_like(mx.nd.ones((2, 2, 3))).shape == (2, 2, 3)
+    with pytest.raises(ValueError, match=r"\(1, 3\) and requested shape \(2, 4\)"):
+        x.broadcast_to((2, 4))
+    with pytest.raises(ValueError, match="requested shape"):
+        x.broadcast_to((3,))
+
+
+def test_slice_assign_split_v2_and_dlpack_methods():
+    x = mx.nd.arange(6).reshape((2, 3))
+    assert x.split_v2(3, axis=1)[2].asnumpy().tolist() == [[2], [5]]
+    y = x.copy()
+    assert y.slice_assign(mx.nd.ones((1, 2)), (0, 1), (1, 3), (None, None)) is y
+    y.slice_assign_scalar(7, (1, 0), (2, 2), (None, None))
+    assert y.asnumpy().tolist() == [[0, 1, 1], [7, 7, 5]]
+    back = mx.nd.from_dlpack(x.to_dlpack_for_write())
+    back[:] = 2
+    assert x.asnumpy().sum() == 12 and mx.nd.from_dlpack(x.to_dlpack_for_read()).shape == (2, 3)
+
+
+def test_basic_indexing_slice_is_contiguous():
+    f = mx.nd.NDArray._basic_indexing_slice_is_contiguous
+    shape = (3, 4, 5)
+    assert f((slice(1, 2), slice(None), slice(None)), shape)
+    assert not f((slice(1, 2), slice(None, None, 2), slice(None)), shape)
+    assert not f((slice(1, 3), slice(0, 1), slice(None)), shape)
+    assert f((slice(1, 2), slice(0, 1), slice(2, 4)), shape)
+    assert f((slice(0, 0), slice(None, None, -1), slice(None)), shape)
+    assert not f((slice(None), slice(None), slice(None, None, -1)), shape)
+
+
+def test_empty_array_is_false():
+    assert not bool(mx.nd.array([])) and not mx.nd.zeros((1,)) and mx.nd.ones((1,))
+    with pytest.raises(ValueError, match="multiple elements"):
+        bool(mx.nd.ones((2,)))
+
+
+def test_imdecode_channels_first_in_opencv_order():
+    import io
+    from PIL import Image
+    img = (np.arange(18, dtype=np.uint8).reshape(2, 3, 3) * 10)
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    data = buf.getvalue()
+    out = mx.nd.imdecode(data)
+    assert out.shape == (3, 2, 3) and out.dtype is np.float32
+    np.testing.assert_array_equal(out.asnumpy(), img[:, :, ::-1].transpose(2, 0, 1))
+    clip = mx.nd.imdecode(data, clip_rect=(1, 0, 3, 1), mean=mx.nd.ones((3, 1, 2)))
+    np.testing.assert_array_equal(clip.asnumpy(), img[:1, 1:3, ::-1].transpose(2, 0, 1) - 1)
+    buf4 = mx.nd.zeros((2, 3, 2, 3))
+    assert mx.nd.imdecode(data, out=buf4, index=1) is buf4
+    assert buf4[0].asnumpy().sum() == 0 and buf4[1].asnumpy().sum() == img.sum()
+    with pytest.raises(MXNetError, match="rectangle"):
+        mx.nd.imdecode(data, clip_rect=(0, 0, 4, 2))
