@@ -230,3 +230,32 @@ def test_verbose_logging(caplog):
     with caplog.at_level(logging.INFO):
         x(InitDesc("w", attrs={"__init__": json.dumps(["one", {}])}), _arr((4,)))
     assert 'Initialized w as ["one", {}]: stat' in caplog.text
+
+
+def test_operator_inputs_get_their_default_initializer_on_composition():
+    """MXNet gives PReLU's gamma a Constant(0.25) init and bilinear UpSampling's weight a
+    Bilinear one when the variable fed there has no init; a user's variable included."""
+    data = mx.sym.Variable("data")
+    prelu = mx.sym.LeakyReLU(data=data, act_type="prelu", name="p")
+    assert prelu.attr_dict()["p_gamma"]["__init__"] == '["Constant", {"value": 0.25}]'
+    gamma = mx.sym.Variable("g")
+    mx.sym.LeakyReLU(data=data, gamma=gamma, act_type="prelu")
+    assert gamma.attr("__init__") == '["Constant", {"value": 0.25}]'
+    own = mx.sym.Variable("own", init=mx.init.One())
+    mx.sym.LeakyReLU(data=data, gamma=own, act_type="prelu")
+    assert own.attr("__init__") == '["one", {}]'
+    up = mx.sym.UpSampling(data, scale=2, sample_type="bilinear", num_filter=1, num_args=2,
+                           name="up")
+    assert up.attr_dict()["up_weight"]["__init__"] == '["bilinear", {}]'
+    mm = mx.sym.Variable("mm")
+    mx.sym.BatchNorm(data=data, moving_mean=mm, name="bn")
+    assert mm.attr("__init__") == '["zero", {}]'
+
+
+def test_module_initializes_prelu_gamma_to_0_25():
+    sym = mx.sym.LeakyReLU(data=mx.sym.Variable("data"), act_type="prelu")
+    mod = mx.mod.Module(sym, label_names=None)
+    mod.bind(data_shapes=[("data", (4, 3))])
+    mod.init_params()
+    gamma, = mod.get_params()[0].values()
+    np.testing.assert_array_equal(gamma.asnumpy(), np.full((3,), 0.25, np.float32))

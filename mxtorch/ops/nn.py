@@ -749,6 +749,7 @@ register(OpDef(
         Float("slope", 0.25), Float("lower_bound", 0.125), Float("upper_bound", 0.334),
     ],
     inputs=_lrelu_inputs, infer_shape=_lrelu_infer_shape, train_aware=True,
+    input_inits={"gamma": '["Constant", {"value": 0.25}]'},
     # MXNet: rrelu has a hidden second output (the mask of random slopes).
     total_outputs=lambda attrs: 2 if attrs.act_type == "rrelu" else 1,
     doc="Leaky rectified linear units: leaky, prelu (learned gamma), rrelu (random\n"

@@ -282,6 +282,7 @@ register(OpDef(
             Int("num_args", 1, "Number of inputs"),
             Int("workspace", 512, "Ignored")],
     inputs=_upsampling_inputs, key_var_num_args="num_args", infer_shape=_upsampling_infer,
+    input_inits={"weight": '["bilinear", {}]'},
     doc="""Upsample 4-D inputs by an integer ``scale``.
 
 ``nearest`` repeats pixels (several inputs are upsampled to the first's output size and

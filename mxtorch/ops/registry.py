@@ -56,7 +56,7 @@ class OpDef:
                  fluent: bool | str = False, input_defaults: dict | None = None,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None, differentiable: bool = True,
-                 zero_grad: bool = False):
+                 zero_grad: bool = False, input_inits: dict[str, str] | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -79,6 +79,10 @@ class OpDef:
         # string: the method's name, as ``Flatten`` -> ``flatten``)
         self.fluent = fluent
         self.input_defaults = input_defaults or {}
+        # input_inits: {input name: initializer JSON} given, at composition, to a variable
+        # fed to that input that has no ``__init__`` attribute yet (MXNet's
+        # FSetInputVarAttrOnCompose: PReLU's gamma starts at 0.25)
+        self.input_inits = input_inits or {}
         # allow_extra: unknown attributes are kept (as sorted (key, str) pairs) in
         # ``attrs.extra`` instead of raising, for operators such as Custom.
         self.allow_extra = allow_extra

@@ -88,10 +88,11 @@ def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
         if e is None:
             if nvar and n.startswith("arg") and n[3:].isdigit():
                 raise MXNetError(f"Operator {opdef.name}: missing input {n}")
-            vattrs = dict(node_attrs)
-            if n in opdef.aux and n in _AUX_INIT:
-                vattrs["__init__"] = _AUX_INIT[n]
-            e = Entry(Node(None, f"{name}_{n}" if name else n, vattrs), 0)
+            e = Entry(Node(None, f"{name}_{n}" if name else n, dict(node_attrs)), 0)
+        init = opdef.input_inits.get(n) or (_AUX_INIT.get(n) if n in opdef.aux else None)
+        if init is not None and e.node.is_variable and "__init__" not in e.node.attrs:
+            # MXNet: set on the variable itself, a user's variable included
+            e.node.attrs["__init__"] = init
         entries.append(e)
     node = Node(opdef, name, node_attrs, entries)
     node._parsed = parsed
