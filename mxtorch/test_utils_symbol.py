@@ -154,6 +154,10 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     np_loc = {k: v.asnumpy() for k, v in location.items()}
     if grad_nodes is None:
         grad_nodes = sym.list_arguments()
+    # a dict gives each node its grad_req: 'write', 'add' (onto a random start) or 'null'
+    node_reqs = dict(grad_nodes) if isinstance(grad_nodes, dict) else \
+        {n: "write" for n in grad_nodes}
+    grad_nodes = [n for n, req in node_reqs.items() if req != "null"]
     rng = np.random.RandomState(1234)
     shapes = sym.infer_shape(**{k: v.shape for k, v in location.items()})[1]
     projs = [var(f"__random_proj{i}") for i in range(len(shapes))]
@@ -163,12 +167,16 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
         [sym * projs[0]]
     out = MakeLoss(Group(heads) if len(heads) > 1 else heads[0])
     full = dict(location, **proj_vals)
-    reqs = {n: ("write" if n in grad_nodes else "null") for n in out.list_arguments()}
+    reqs = {n: node_reqs.get(n, "null") for n in out.list_arguments()}
     aux = _parse_aux(sym, aux_states, ctx, dtype)
     exe = _bind(out, ctx, full, aux, reqs)
+    start = {n: rng.normal(0, 0.01, size=location[n].shape) for n in grad_nodes
+             if reqs[n] == "add"}
+    for n, g in start.items():
+        exe.grad_dict[n][:] = g
     exe.forward(is_train=use_forward_train)
     exe.backward()
-    sym_grads = {n: exe.grad_dict[n].asnumpy() for n in grad_nodes}
+    sym_grads = {n: exe.grad_dict[n].asnumpy() - start.get(n, 0) for n in grad_nodes}
     num_exe = _bind(out, ctx, {k: v.copy() for k, v in full.items()}, aux)
     num = numeric_grad(num_exe, {n: np_loc[n] for n in grad_nodes}, eps=eps,
                        use_forward_train=use_forward_train, dtype=dtype)

@@ -210,3 +210,52 @@ def test_lrn():
                                [(2 + 0.5 / 3 * n) ** -0.75 for n in (2, 3, 2)], rtol=1e-6)
     with pytest.raises(mx.base.MXNetError, match="LRN"):
         mx.nd.LRN(_ones(2, 3), nsize=3)
+
+
+def test_sync_batchnorm_is_batchnorm_with_variance_output():
+    x, gamma, beta, mm, mv = _bn_inputs((4, 3, 5))
+    args = [mx.nd.array(a) for a in (x, gamma, beta, mm, mv)]
+    args[0].attach_grad()
+    with mx.autograd.record():
+        out, mean, var = mx.nd.contrib.SyncBatchNorm(*args, key="bn0", fix_gamma=False,
+                                                     output_mean_var=True)
+    out.backward(mx.nd.ones(out.shape))
+    flat = x.transpose(1, 0, 2).reshape(3, -1)
+    # MXNet: SyncBatchNorm's third output is the batch variance (BatchNorm's is 1/std)
+    np.testing.assert_allclose(var.asnumpy(), flat.var(1), rtol=1e-5)
+    np.testing.assert_allclose(mean.asnumpy(), flat.mean(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), _bn_ref(x, gamma, beta, flat.mean(1),
+                                                      flat.var(1), 1e-3), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(args[3].asnumpy(), 0.9 * mm + 0.1 * flat.mean(1), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(args[4].asnumpy(), 0.9 * mv + 0.1 * flat.var(1), rtol=1e-5)
+    sym = mx.sym.contrib.SyncBatchNorm(mx.sym.var("data"), key="k", name="sbn")
+    assert sym.list_auxiliary_states() == ["sbn_moving_mean", "sbn_moving_var"]
+    with pytest.raises(mx.base.MXNetError, match="key"):
+        mx.nd.contrib.SyncBatchNorm(*args)
+
+
+def test_instancenorm_single_spatial_element():
+    # MXNet: one element per instance and channel normalizes to 0, the output is beta
+    with mx.autograd.train_mode():
+        check_op("InstanceNorm", [np.array([[[3.0]]]), np.array([2.0]), np.array([0.5])], {},
+                 [[[[0.5]]]], train=True)
+
+
+def test_layernorm_parameter_gradients_are_accurate_sums():
+    # MXNet sums gamma/beta gradients over the batch with compensated summation; a float32
+    # sum over 4096 rows would be off by about 1e-4 here
+    rng = np.random.RandomState(3)
+    x = rng.normal(0, 1, (4096, 64)).astype(np.float32)
+    head = rng.normal(0, 1, (4096, 64)).astype(np.float32)
+    gamma, beta = mx.nd.ones(64), mx.nd.zeros(64)
+    gamma.attach_grad()
+    beta.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.LayerNorm(mx.nd.array(x), gamma, beta, eps=1e-3)
+    out.backward(mx.nd.array(head))
+    x64 = x.astype(np.float64)
+    xhat = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-3)
+    np.testing.assert_allclose(gamma.grad.asnumpy(), (head * xhat).sum(0), rtol=0, atol=2e-5)
+    np.testing.assert_allclose(beta.grad.asnumpy(), head.astype(np.float64).sum(0), rtol=0,
+                               atol=2e-5)

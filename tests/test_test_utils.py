@@ -220,3 +220,16 @@ def test_same_symbol_structure_and_check_speed():
     assert tu.check_speed(a, N=2, x=(2, 3)) > 0
     with pytest.raises(ValueError):
         tu.check_speed(a, N=1, typ="backward", x=(2, 3))
+
+
+def test_check_numeric_gradient_with_grad_req_per_node():
+    # MXNet's test_roipooling: {'data': 'write'|'add', 'rois': 'null'} checks data only
+    # (the finite difference of a non-differentiable input is never compared)
+    from mxtorch.test_utils import check_numeric_gradient
+    x, idx = mx.sym.var("x"), mx.sym.var("idx")
+    out = mx.sym.take(x, mx.sym.round(idx))
+    loc = [np.array([1.0, 2.0, 3.0]), np.array([0.49, 1.51])]
+    for req in ("write", "add"):
+        check_numeric_gradient(out, loc, grad_nodes={"x": req, "idx": "null"})
+    with pytest.raises(AssertionError):  # the jump of round() at idx=1.51 is compared
+        check_numeric_gradient(out, [loc[0], np.array([0.49, 1.5001])], numeric_eps=1e-3)

@@ -2,6 +2,7 @@
 operators' torch computes in topological order with no per-node interpretation."""
 from __future__ import annotations
 
+import keyword
 import operator
 import re
 from typing import Callable, Sequence
@@ -19,7 +20,10 @@ _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 
 
 def _ident(name: str) -> str:
+    """A Python identifier for a node name (a variable may be called 'in' or '1x')."""
     s = _IDENT.sub("_", name) or "n"
+    if keyword.iskeyword(s):
+        return f"{s}_"
     return s if not s[0].isdigit() else f"n_{s}"
 
 

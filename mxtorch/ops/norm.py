@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from . import tuning
-from .params import Bool, Enum, Float, Int, OptFloat
+from .params import Bool, Enum, Float, Int, OptFloat, Str
 from .registry import OpDef, register
 
 __all__: list[str] = []
@@ -226,7 +226,95 @@ register(OpDef(
     doc="Batch normalization, the legacy operator (channel axis 1)."))
 
 
+def _sync_batch_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor,
+                     moving_mean: torch.Tensor, moving_var: torch.Tensor, *, is_train: bool):
+    """SyncBatchNorm in one process: BatchNorm over channel axis 1.
+
+    # MXNet: unlike BatchNorm, the third output is the batch VARIANCE, not 1/std.
+    """
+    out = _batch_norm(attrs, data, gamma, beta, moving_mean, moving_var, is_train=is_train)
+    if not attrs.output_mean_var:
+        return out
+    out, mean, invstd = out
+    var = invstd.double().pow(-2).sub_(attrs.eps).to(invstd.dtype)
+    return out, mean, var
+
+
+register(OpDef(
+    "_contrib_SyncBatchNorm", _sync_batch_norm,
+    params=[Float("eps", 1e-3, "Epsilon to prevent div 0"), *_BN_COMMON,
+            Int("ndev", 1, "The count of GPU devices"),
+            Str("key", doc="Hash key for synchronization: the same for one layer on every "
+                "device")],
+    inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+    aux=("moving_mean", "moving_var"), train_aware=True,
+    num_outputs=lambda a: 3 if a.output_mean_var else 1,
+    output_names=["output", "mean", "var"], total_outputs=3,
+    infer_shape=_bn_infer_shape, infer_type=_bn_infer_type,
+    doc="""Batch normalization with statistics synchronized across devices.
+
+mxtorch runs a layer's devices in one process step by step, so the statistics are the
+batch's, exactly as BatchNorm with ``axis=1``; ``ndev`` and ``key`` are kept for
+compatibility. With ``output_mean_var`` the extra outputs are the batch mean and variance.
+
+Parameters
+----------
+data : NDArray
+    ``(batch, channel, ...)``.
+gamma, beta : NDArray
+moving_mean, moving_var : NDArray
+    Auxiliary states, updated in the backward pass of a training step.
+eps : float, default 1e-3
+momentum : float, default 0.9
+fix_gamma : bool, default True
+use_global_stats : bool, default False
+output_mean_var : bool, default False
+ndev : int, default 1
+key : str
+"""))
+
+
 # ---------------------------------------------------------------------------- LayerNorm
+_WIDER = {torch.float32: torch.float64, torch.float16: torch.float32,
+          torch.bfloat16: torch.float32}
+
+
+class _LayerNorm(torch.autograd.Function):
+    """native_layer_norm over the last axis, with gamma/beta gradients summed in a wider type.
+
+    # MXNet: its sum reducer is compensated (Kahan), so the gamma/beta gradients, sums over
+    # every row of the batch, stay exact to the last bits; a plain float32 sum over
+    # thousands of rows does not.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor,
+                eps: float):
+        out, mean, rstd = torch.native_layer_norm(x, (x.shape[-1],), gamma, beta, eps)
+        ctx.save_for_backward(x, gamma, mean, rstd)
+        ctx.mark_non_differentiable(mean, rstd)
+        return out, mean, rstd
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx: Any, grad: torch.Tensor, _mean: Any, _rstd: Any):
+        x, gamma, mean, rstd = ctx.saved_tensors
+        need_x, need_g, need_b = ctx.needs_input_grad[:3]
+        dx = None
+        if need_x:
+            dx = torch.ops.aten.native_layer_norm_backward(
+                grad, x, (x.shape[-1],), mean, rstd, gamma, None, [True, False, False])[0]
+        acc = _WIDER.get(grad.dtype, grad.dtype)
+        g2 = grad.reshape(-1, x.shape[-1]).to(acc)
+        dgamma = dbeta = None
+        if need_g:
+            xhat = (x.to(acc) - mean.to(acc)) * rstd.to(acc)
+            dgamma = (g2 * xhat.reshape(g2.shape)).sum(0).to(gamma.dtype)
+        if need_b:
+            dbeta = g2.sum(0).to(gamma.dtype)
+        return dx, dgamma, dbeta, None
+
+
 def _layer_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor):
     """Normalize over ``axis`` (biased variance); optional outputs mean and std."""
     axis = _norm_axis("LayerNorm", attrs.axis, data.dim())
@@ -234,7 +322,10 @@ def _layer_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch
     _check_vec("LayerNorm", "beta", beta, data.shape[axis])
     last = axis == data.dim() - 1
     x = data if last else data.movedim(axis, -1)
-    out, mean, rstd = torch.native_layer_norm(x, (x.shape[-1],), gamma, beta, attrs.eps)
+    if torch.is_grad_enabled() and (gamma.requires_grad or beta.requires_grad):
+        out, mean, rstd = _LayerNorm.apply(x, gamma, beta, attrs.eps)
+    else:
+        out, mean, rstd = torch.native_layer_norm(x, (x.shape[-1],), gamma, beta, attrs.eps)
     if not last:
         out = out.movedim(-1, axis)
     if not attrs.output_mean_var:
@@ -292,7 +383,12 @@ def _instance_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: to
                          f"shape {tuple(data.shape)}")
     _check_vec("InstanceNorm", "gamma", gamma, data.shape[1])
     _check_vec("InstanceNorm", "beta", beta, data.shape[1])
-    return F.instance_norm(data, weight=gamma, bias=beta, eps=attrs.eps)
+    # MXNet: one spatial element normalizes to 0 (output beta); F.instance_norm refuses it
+    # in training, group norm with one group per channel computes it.
+    n, c = data.shape[0], data.shape[1]
+    x = data.reshape(n, c, -1)
+    out = torch.native_group_norm(x, gamma, beta, n, c, x.shape[2], c, attrs.eps)[0]
+    return out.reshape(data.shape)
 
 
 def _channel_vec_infer(attrs: Any, in_shapes: list):
