@@ -87,13 +87,12 @@ def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple]) -> dict[tupl
 
 
 def _infer_node(n: Node, shapes: dict, done: set) -> bool:
-    """Run one node's inference; merge what it finds. A node whose shapes all came from
-    its neighbours still runs once, so that an inconsistency there is reported."""
+    """Run one node's inference; merge what it finds. A node is done once it ran with
+    every input shape known and all its output shapes are known (so a node whose shapes
+    came from its neighbours still runs once, and reports an inconsistency there)."""
     in_shapes = [shapes.get((id(e.node), e.index)) for e in n.inputs]
     nout = n.num_outputs()
-    if all(_known(s) for s in in_shapes) and \
-            all(_known(shapes.get((id(n), i))) for i in range(nout)):
-        done.add(id(n))
+    ins_known = all(_known(s) for s in in_shapes)
     try:
         outs = [shapes.get((id(n), i)) for i in range(nout)]
         new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
@@ -121,6 +120,8 @@ def _infer_node(n: Node, shapes: dict, done: set) -> bool:
         if merged != shapes.get(key):
             shapes[key] = merged
             changed = True
+    if ins_known and all(_known(shapes.get((id(n), i))) for i in range(nout)):
+        done.add(id(n))
     return changed
 
 
