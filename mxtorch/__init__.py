@@ -56,6 +56,8 @@ from . import numpy_extension
 from . import numpy_extension as npx
 from .symbol.numpy import _symbol as np_symbol
 from . import test_utils
+from . import contrib
+from . import profiler
 
 nd.CachedOp = graph.CachedOp
 
@@ -63,6 +65,6 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "engine", "error", "log", "runtime",
+           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "contrib", "profiler", "engine", "error", "log", "runtime",
            "is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array", "np_array",
            "use_np_array", "use_np", "rnd", "img", "np_symbol"]

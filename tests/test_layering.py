@@ -10,7 +10,7 @@ ROOT = os.path.dirname(mxtorch.__file__)
 # Modules allowed to import torch (STYLE.md "engine isolation"; ndarray/ holds NDArray).
 ALLOWED = ("ops/", "ndarray/ndarray.py", "ndarray/indexing.py", "graph/", "autograd.py",
            "context.py", "random.py", "kvstore/", "numpy/", "numpy_extension/",
-           "runtime.py")
+           "runtime.py", "profiler/")
 
 
 def _imports_torch(path: str) -> bool:
