@@ -424,3 +424,19 @@ def test_imdecode_channels_first_in_opencv_order():
     assert buf4[0].asnumpy().sum() == 0 and buf4[1].asnumpy().sum() == img.sum()
     with pytest.raises(MXNetError, match="rectangle"):
         mx.nd.imdecode(data, clip_rect=(0, 0, 4, 2))
+
+
+def test_numpy_namespaces_under_mxnet_paths():
+    import importlib
+    assert importlib.import_module("mxtorch.ndarray.numpy") is mx.np is mx.nd.numpy
+    assert importlib.import_module("mxtorch.ndarray.numpy.linalg") is mx.np.linalg
+    assert importlib.import_module("mxtorch.ndarray.numpy_extension.random") is mx.npx.random
+    assert importlib.import_module("mxtorch.symbol.numpy") is mx.sym.np is mx.sym.numpy
+    assert mx.nd.numpy_extension is mx.npx and mx.sym.numpy_extension is mx.sym.npx
+    from mxtorch.ndarray.utils import empty
+    assert empty((2,)).shape == (2,) and mx.nd.get_oshape_of_gather_nd_op((2, 3), (1, 4)) == (4, 3)
+    img = mx.np.array(np.arange(12).reshape(2, 2, 3), dtype="uint8")
+    t = importlib.import_module("mxtorch.ndarray.numpy_extension.image").to_tensor(img)
+    assert isinstance(t, mx.np.ndarray) and t.shape == (3, 2, 2)
+    np.testing.assert_allclose(t.asnumpy(), np.arange(12).reshape(2, 2, 3).transpose(2, 0, 1)
+                               / 255.0, rtol=1e-6)

@@ -9,6 +9,8 @@ from .op import *  # noqa: F401,F403
 from . import _internal, contrib, image, linalg, op, random  # noqa: F401
 from .ndarray import (NDArray, array, empty, invoke, waitall, from_numpy, from_dlpack,  # noqa: F401
                       to_dlpack_for_read, to_dlpack_for_write)
+from .indexing import (get_indexing_dispatch_code, get_oshape_of_gather_nd_op,  # noqa: F401
+                       indexing_key_expand_implicit_axes)
 from .utils import *  # noqa: F401,F403
 from . import sparse, utils  # noqa: F401
 from .methods import install as _install_methods

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, current_context
-from .ndarray import NDArray, _from_numpy, _wrap, array, invoke
+from .ndarray import NDArray, _from_numpy, _wrap, array, empty, invoke  # noqa: F401
 
 __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "load_frombuffer", "add", "subtract", "multiply", "divide", "true_divide",
