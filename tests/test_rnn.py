@@ -189,3 +189,38 @@ def test_errors():
         mrnn.DropoutCell(None)
     with pytest.raises(AssertionError, match="Unsupported layout"):
         fused.unroll(2, mx.sym.var('x'), layout='NCT')
+
+
+@pytest.mark.parametrize("cell_cls,n_states,sums", [
+    (mx.rnn.ConvRNNCell, 1, [10.34095, 10.1113]),
+    (mx.rnn.ConvLSTMCell, 2, [1.27874, 2.38282, 5.70679]),
+    (mx.rnn.ConvGRUCell, 1, [0.2983, 0.08059]),
+])
+def test_conv_rnn_cells(cell_cls, n_states, sums):
+    # sums of the outputs and last states, from MXNet 1.9.1 on the same weights
+    cell = cell_cls(input_shape=(2, 2, 5, 4), num_hidden=3, prefix="c_", i2h_pad=(0, 0),
+                    h2h_dilate=(2, 1))
+    outs, states = cell.unroll(2, [mx.sym.var("t0"), mx.sym.var("t1")])
+    net = mx.sym.Group(outs + states[1:])
+    assert sorted(cell.params._params) == ["c_h2h_bias", "c_h2h_weight", "c_i2h_bias",
+                                           "c_i2h_weight"]
+    assert net.list_outputs()[:2] == ["c_t0_out_output", "c_t1_out_output"]
+    assert cell.state_info == [{"shape": (0, 3, 3, 2), "__layout__": "NCHW"}] * n_states
+    arg_shapes, out_shapes, _ = net.infer_shape(t0=(2, 2, 5, 4), t1=(2, 2, 5, 4))
+    assert out_shapes == [(2, 3, 3, 2)] * len(sums)
+    rng = np.random.RandomState(0)
+    args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s))
+            for n, s in zip(net.list_arguments(), arg_shapes)}
+    exe = net.bind(mx.cpu(), args)
+    exe.forward()
+    np.testing.assert_allclose([o.asnumpy().sum() for o in exe.outputs], sums, rtol=1e-4)
+
+
+def test_conv_rnn_cell_checks_and_namespace():
+    with pytest.raises(AssertionError, match="odd"):
+        mx.rnn.ConvRNNCell(input_shape=(1, 3, 8, 8), num_hidden=2, h2h_kernel=(2, 3))
+    assert mx.rnn.rnn_cell.ConvLSTMCell is mx.rnn.ConvLSTMCell
+    assert mx.rnn.ConvGRUCell((1, 3, 8, 8), 2)._prefix == "ConvGRU_"
+    with pytest.raises(NotImplementedError):
+        mx.rnn.BaseConvRNNCell((1, 3, 8, 8), 2, (3, 3), (1, 1), (3, 3), (1, 1), (1, 1), (1, 1),
+                               None, None, "zeros", "zeros", "tanh")(mx.sym.var("x"), [])

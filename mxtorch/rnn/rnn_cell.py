@@ -9,7 +9,8 @@ from ..base import numeric_types
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell',
            'SequentialRNNCell', 'DropoutCell', 'ModifierCell', 'ZoneoutCell',
-           'ResidualCell', 'BidirectionalCell']
+           'ResidualCell', 'BidirectionalCell', 'BaseConvRNNCell', 'ConvRNNCell',
+           'ConvLSTMCell', 'ConvGRUCell']
 
 _MODIFIED_MSG = "After applying modifier cells (e.g. DropoutCell) the base " \
                 "cell cannot be called directly. Call the modifier cell instead."
@@ -768,5 +769,7 @@ class BidirectionalCell(BaseRNNCell):
         return outputs
 
 
-# MXNet: FusedRNNCell lives in rnn_cell; here in its own file, re-exported
+# MXNet: FusedRNNCell and the convolutional cells live in rnn_cell; here in their own
+# files, re-exported
 from .fused_cell import FusedRNNCell  # noqa: E402
+from .conv_cell import BaseConvRNNCell, ConvRNNCell, ConvLSTMCell, ConvGRUCell  # noqa: E402
