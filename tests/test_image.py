@@ -172,3 +172,51 @@ def test_transforms():
     assert out.shape == (3, 2, 2) and out.dtype == np.float32
     with pytest.raises(MXNetError, match="_image_to_tensor"):
         T.ToTensor()(mx.nd.ones((3, 3)))
+
+
+def _ramp_image():
+    xlin = np.linspace(0, 0.5, 7)[:, None]
+    ylin = np.linspace(0, 0.5, 9)[None, :]
+    return mx.nd.array((xlin + ylin)[None])
+
+
+@pytest.mark.parametrize("zoom_in,zoom_out,row", [
+    (False, False, [0.09414, 0.18137, 0.2686, 0.35584, 0.44307, 0.5303, 0.61753, 0.70477,
+                    0.70651]),
+    (True, False, [0.20578, 0.26901, 0.33225, 0.39549, 0.45873, 0.52197, 0.5852, 0.64844,
+                   0.71168]),
+    (False, True, [0.0, 0.06047, 0.1808, 0.30114, 0.42147, 0.5418, 0.66213, 0.48596, 0.0]),
+])
+def test_imrotate_matches_mxnet(zoom_in, zoom_out, row):
+    # rows of the output of MXNet 1.9.1 on the same batch (angles 20 and -35 degrees)
+    img = _ramp_image()
+    out = image.imrotate(mx.nd.stack(img, img), mx.nd.array([20, -35]), zoom_in=zoom_in,
+                         zoom_out=zoom_out)
+    assert out.shape == (2, 1, 7, 9)
+    np.testing.assert_allclose(out.asnumpy()[0, 0, 2], row, atol=2e-5)
+
+
+def test_imrotate_single_image_and_errors():
+    img = _ramp_image()
+    out = image.imrotate(img, 90)
+    np.testing.assert_allclose(out.asnumpy()[0, 3], [0, 0.25, 1 / 3, 5 / 12, 0.5, 7 / 12,
+                                                     2 / 3, 0.75, 0], atol=1e-5)
+    with pytest.raises(ValueError, match="cannot be both True"):
+        image.imrotate(img, 5, zoom_in=True, zoom_out=True)
+    with pytest.raises(TypeError, match="scalar"):
+        image.imrotate(img, mx.nd.array([1, 2]))
+    with pytest.raises(TypeError, match="float32"):
+        image.imrotate(img.astype("float64"), 5)
+    with pytest.raises(ValueError, match="number of images"):
+        image.imrotate(mx.nd.stack(img, img), mx.nd.array([1, 2, 3]))
+
+
+def test_random_rotate_draws_angles_in_limits():
+    img = _ramp_image()
+    np.random.seed(3)
+    out = image.random_rotate(mx.nd.stack(img, img, img), (-5, 5))
+    np.random.seed(3)
+    angles = np.random.uniform(-5, 5, size=3)
+    expected = image.imrotate(mx.nd.stack(img, img, img), mx.nd.array(angles))
+    np.testing.assert_allclose(out.asnumpy(), expected.asnumpy())
+    assert image.random_rotate(img, (0, 0)).shape == (1, 7, 9)

@@ -19,7 +19,8 @@ from ..io import DataBatch, DataIter
 from . import _codec
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize", "random_size_crop", "Augmenter",
+           "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate",
+           "random_rotate", "Augmenter",
            "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
            "RandomSizedCropAug", "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug",
            "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
@@ -199,6 +200,93 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
             out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
             return out, (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
+
+
+def _rotation_scale(h: int, w: int, rad: np.ndarray, zoom_in: bool) -> np.ndarray:
+    """Per-image grid scale that zooms in (no padding shows) or out (nothing is cut)."""
+    rho, corner = np.hypot(h, w), np.arctan(h / w)
+    turn = np.abs(rad)
+    max_x = np.maximum(np.abs(rho * np.cos(corner + turn)), np.abs(rho * np.cos(corner - turn)))
+    max_y = np.maximum(np.abs(rho * np.sin(corner + turn)), np.abs(rho * np.sin(corner - turn)))
+    if zoom_in:
+        return np.minimum(w / max_x, h / max_y)
+    return np.maximum(max_x / w, max_y / h)
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """Rotate image(s) by the given angle(s) in degrees, about their centre.
+
+    Parameters
+    ----------
+    src : NDArray
+        A CHW image or an NCHW batch, float32.
+    rotation_degrees : scalar or NDArray
+        One angle (counter-clockwise), or for a batch one angle per image.
+    zoom_in : bool
+        Zoom so that no padding shows in the output.
+    zoom_out : bool
+        Zoom so that the whole input stays in the output.
+
+    Returns
+    -------
+    NDArray
+        The rotated image(s), bilinear samples, zeros outside the input.
+    """
+    if zoom_in and zoom_out:
+        raise ValueError("`zoom_in` and `zoom_out` cannot be both True")
+    if src.dtype is not np.float32:
+        raise TypeError("Only `float32` images are supported by this function")
+    single = src.ndim == 3
+    if single:
+        if not isinstance(rotation_degrees, Number):
+            raise TypeError("When a single image is passed the rotation angle is "
+                            "required to be a scalar.")
+        src = src.expand_dims(axis=0)
+    elif src.ndim != 4:
+        raise ValueError("Only 3D and 4D are supported by this function")
+    n, _, h, w = src.shape
+    if isinstance(rotation_degrees, Number):
+        degrees = np.full(n, float(rotation_degrees))
+    else:
+        degrees = np.asarray(rotation_degrees.asnumpy(), dtype=np.float64).reshape(-1)
+    if len(degrees) != n:
+        raise ValueError("The number of images must be equal to the number of rotation "
+                         "angles")
+    rad = (np.pi * degrees / 180).astype(np.float32)[:, None, None]
+    hs, ws = (h - 1) / 2.0, (w - 1) / 2.0
+    ys = np.arange(h, dtype=np.float32)[None, :, None] - hs
+    xs = np.arange(w, dtype=np.float32)[None, None, :] - ws
+    # MXNet: rotate pixel offsets from the centre, then normalize each axis to [-1, 1]
+    gx = (xs * np.cos(rad) - ys * np.sin(rad)) / ws
+    gy = (xs * np.sin(rad) + ys * np.cos(rad)) / hs
+    grid = np.stack([gx, gy], axis=1)
+    if zoom_in or zoom_out:
+        grid = grid * _rotation_scale(h, w, rad[:, 0, 0], zoom_in)[:, None, None, None]
+    out = nd.BilinearSampler(src, nd.array(grid.astype(np.float32), ctx=src.context))
+    return out[0] if single else out
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """Rotate image(s) by angle(s) drawn uniformly from ``angle_limits`` (degrees).
+
+    Parameters
+    ----------
+    src : NDArray
+        A CHW image or an NCHW batch, float32.
+    angle_limits : tuple of float
+        (lower, upper) limits of the angle.
+    zoom_in, zoom_out : bool
+        As in :func:`imrotate`.
+
+    Returns
+    -------
+    NDArray
+    """
+    if src.ndim == 3:
+        degrees = np.random.uniform(*angle_limits)
+    else:
+        degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 from .augmenters import *  # noqa: E402,F401,F403
