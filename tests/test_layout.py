@@ -94,7 +94,7 @@ def _bind(channels_last):
 def test_executor_training_equals_nchw(trace):
     exes = [_bind(True), _bind(False)]
     for exe in exes:
-        exe._trace = trace
+        exe._trace = "always" if trace else None
         for _ in range(3):   # the third step runs the traced programs
             exe.forward(is_train=True)
             exe.backward([mx.nd.ones((4, 4)) * 0, mx.nd.ones((4, 6, 4, 4))])

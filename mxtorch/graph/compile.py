@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 import operator
 import re
+from collections import OrderedDict
 from typing import Callable, Sequence
 
 import torch
@@ -27,11 +28,56 @@ def _ident(name: str) -> str:
     return s if not s[0].isdigit() else f"n_{s}"
 
 
+# Built modules of recent graphs, by graph structure (:func:`_structure`): binding the
+# same symbol again, or an equal one built anew (a test's loop, a Module's buckets),
+# reuses them instead of generating and compiling the same code again.
+_SHARED: OrderedDict = OrderedDict()
+_SHARED_GRAPHS = 256
+
+
+def _structure(nodes: Sequence[Node], heads: Sequence[Entry]) -> tuple | None:
+    """A key equal for graphs that compile to the same program: per node in topological
+    order its operator, parsed and written attributes and inputs (by position; names
+    make no difference to the code); then the heads. None for graphs with subgraphs."""
+    pos: dict[int, int] = {}
+    parts = []
+    for i, n in enumerate(nodes):
+        pos[id(n)] = i
+        if n.is_variable:
+            parts.append(None)
+            continue
+        if n.subgraphs:
+            return None
+        parts.append((n.op.name, n.parsed, tuple(n.attrs.items()),
+                      tuple((pos[id(e.node)], e.index) for e in n.inputs)))
+    key = (tuple(parts), tuple((pos[id(h.node)], h.index) for h in heads))
+    try:
+        hash(key)
+    except TypeError:   # an attribute value that is a list
+        return None
+    return key
+
+
+def _shared_modules(key: tuple | None) -> dict:
+    """The module cache of graphs with structure ``key`` (a new one when None)."""
+    if key is None:
+        return {}
+    modules = _SHARED.get(key)
+    if modules is None:
+        modules = _SHARED[key] = {}
+        if len(_SHARED) > _SHARED_GRAPHS:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return modules
+
+
 class GraphProgram:
     """A symbol graph compiled to torch: ``program(tensors, is_train, device)``.
 
     ``tensors`` are the graph inputs in ``input_names`` order (``Symbol.list_inputs``).
-    One ``torch.fx.GraphModule`` is built per (training flag, device) and reused.
+    One ``torch.fx.GraphModule`` is built per (training flag, device) and reused, also
+    by the programs of other graphs of the same structure.
     """
 
     def __init__(self, heads: Sequence[Entry], channels_last: bool = False):
@@ -42,7 +88,8 @@ class GraphProgram:
         self.nodes: list[Node] = topo_order(self.heads)
         self.input_nodes = [n for n in self.nodes if n.is_variable]
         self.input_names = [n.name for n in self.input_nodes]
-        self._modules: dict[tuple, fx.GraphModule] = {}
+        self._modules: dict[tuple, fx.GraphModule] = _shared_modules(
+            _structure(self.nodes, self.heads))
         self._forwards: dict[tuple, Callable] = {}  # the modules' generated forward code
         # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H) or (-1, H), "inferred
         # from the graph" (RNN begin states); those programs are specialized per input
@@ -53,7 +100,7 @@ class GraphProgram:
 
     def module(self, is_train: bool, device: torch.device | None = None,
                in_shapes: tuple | None = None) -> fx.GraphModule:
-        key = (bool(is_train), device, in_shapes)
+        key = (bool(is_train), device, in_shapes, self.channels_last)
         gm = self._modules.get(key)
         if gm is None:
             gm = self._build(bool(is_train), device, self._fill_shapes(in_shapes))

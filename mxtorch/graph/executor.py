@@ -7,6 +7,7 @@ next forward. Forward runs the compiled GraphProgram; backward differentiates it
 from __future__ import annotations
 
 import operator
+import time
 import warnings
 
 import numpy as np
@@ -15,14 +16,14 @@ import torch
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap
-from ..ops.native import switched_on
 from ..ops.tensor_util import torch_dtype
+from .budget import CompileGate
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
 from .passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
-from .training import TrainingStep, trace_step
+from .training import TRACE_COST, TrainingStep, trace_mode, trace_step
 
 __all__ = ["Executor", "bind", "simple_bind"]
 
@@ -64,15 +65,16 @@ class Executor:
         self._grad_slots = [(k, i) for k, i in slots
                             if self.arg_arrays[i]._t.is_floating_point()]
         self._int_grads = [i for _, i in slots if not self.arg_arrays[i]._t.is_floating_point()]
-        self.outputs: list[NDArray] = self._initial_outputs()
+        self._outputs: list[NDArray] | None = None   # made when first asked for
         self._out_tensors: tuple = ()
         self._leaves: list = []
         self._handed: dict[int, torch.Tensor] = {}  # grad tensors placed by backward
-        self._steps: dict[tuple, TrainingStep | None] = {}   # traced steps by signature
-        # MXTORCH_TRACE_TRAINING=0 keeps every training step on the autograd tape
-        self._trace = switched_on("MXTORCH_TRACE_TRAINING") and ctx.torch_device.type == "cpu"
-        self._step: TrainingStep | None = None   # the one the last forward ran
-        self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their step)
+        # training steps are traced where it pays (graph/budget.py); None: never
+        self._trace = trace_mode(ctx.torch_device)
+        self._gates: dict[tuple, CompileGate] = {}   # by input signature
+        self._gate: CompileGate | None = None    # the one the last forward charged
+        self._step: TrainingStep | None = None   # the traced step the last forward ran
+        self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their gate)
         self._monitor = None
         self._monitor_all = False
         self._taps: BackwardTaps | None = None
@@ -99,6 +101,19 @@ class Executor:
         self._opt = InferenceOptimizer(
             self._program, [i for i, n in enumerate(names) if n in const],
             backend or backend_from_env(), name=self._symbol.name or "executor")
+
+    @property
+    def outputs(self) -> list[NDArray]:
+        """The output arrays: those of the last forward; before the first, zero arrays of
+        the inferred shapes (MXNet allocates them at bind; here they are inferred when
+        first asked for, so a bind runs no shape inference of its own)."""
+        if self._outputs is None:
+            self._outputs = self._initial_outputs()
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, arrays: list[NDArray]) -> None:
+        self._outputs = list(arrays)
 
     def _initial_outputs(self) -> list[NDArray]:
         """MXNet allocates the outputs at bind time: zero arrays of the inferred shapes."""
@@ -136,28 +151,23 @@ class Executor:
         tensors = [a._t for a in self._input_arrays]
         device = self._ctx.torch_device
         leaves = []
-        self._step = None
+        self._step = self._gate = None
         if self._grad_slots:
-            key = None
+            gate = None
             if self._trace and is_train and self._monitor is None:
-                threads = torch.get_num_threads()
-                last_tensors, last_threads, step = self._last_signature
-                # the same tensor objects have the same shapes, dtypes and strides
-                if threads == last_threads and all(map(operator.is_, tensors, last_tensors)):
-                    self._step = step
-                else:
-                    key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors), threads)
-                    self._step = self._steps.get(key)
-                    if self._step is not None:
-                        self._last_signature = (tensors, threads, self._step)
+                gate = self._signature_gate(tensors)
+                self._step = gate.compiled
             if self._step is not None:
+                start = time.perf_counter()
                 outs = self._step.forward(tensors)
-            else:
+            elif gate is None or gate.final:
                 outs = self._record(tensors, leaves, device, is_train)
-                if key is not None and key not in self._steps:   # traced from the next call
-                    self._steps[key] = trace_step(self._program, tensors,
-                                                  [k for k, _ in self._grad_slots], outs,
-                                                  device)
+            else:
+                outs = self._plain_training_step(gate, tensors, leaves, device)
+            if gate is not None and not gate.final:
+                self._gate = gate
+                if self._step is not None:
+                    gate.charge(time.perf_counter() - start, new_run=True)
         else:
             with torch.no_grad():
                 outs = None
@@ -170,6 +180,40 @@ class Executor:
         self._out_tensors = outs
         self._set_outputs(outs)
         return self.outputs
+
+    def _signature_gate(self, tensors) -> CompileGate:
+        """The compile gate of the training step on ``tensors`` (by their shapes, dtypes
+        and strides, and the thread count)."""
+        threads = torch.get_num_threads()
+        last_tensors, last_threads, gate = self._last_signature
+        # the same tensor objects have the same shapes, dtypes and strides
+        if threads == last_threads and all(map(operator.is_, tensors, last_tensors)):
+            return gate
+        key = (tuple((t.shape, t.dtype, t.stride()) for t in tensors), threads)
+        gate = self._gates.get(key)
+        if gate is None:
+            nodes = len(self._program.nodes) - len(self._program.input_nodes)
+            gate = self._gates[key] = CompileGate(TRACE_COST, nodes,
+                                                  at_once=self._trace == "always")
+        self._last_signature = (tensors, threads, gate)
+        return gate
+
+    def _plain_training_step(self, gate: CompileGate, tensors, leaves: list, device):
+        """Run the step on autograd, charge its time to ``gate``, and trace it when that
+        is due (the traced programs run from the next step)."""
+        rng = torch.default_generator.get_state()
+        start = time.perf_counter()
+        outs = self._record(tensors, leaves, device, True)
+        gate.charge(time.perf_counter() - start, new_run=True)
+        if gate.due():
+            if not torch.equal(rng, torch.default_generator.get_state()):
+                gate.never()   # it draws random numbers: autograd's streams stay in use
+            else:
+                start = time.perf_counter()
+                step = trace_step(self._program, tensors, [k for k, _ in self._grad_slots],
+                                  outs, device)
+                gate.compiled_as(step, time.perf_counter() - start)
+        return outs
 
     def _record(self, tensors, leaves: list, device, is_train: bool):
         """Run on the autograd tape with the gradient slots as leaves (into ``leaves``)."""
@@ -192,14 +236,23 @@ class Executor:
             self._monitor_all, self._taps)
 
     def _set_outputs(self, outs) -> None:
-        if len(self.outputs) != len(outs):
-            self.outputs = [_wrap(t.detach(), self._ctx) for t in outs]
+        if self._outputs is None or len(self._outputs) != len(outs):
+            self._outputs = [_wrap(t.detach(), self._ctx) for t in outs]
             return
-        for arr, t in zip(self.outputs, outs):
+        for arr, t in zip(self._outputs, outs):
             arr._t = t.detach()
 
     def backward(self, out_grads=None, is_train: bool = True) -> None:
         """Propagate ``out_grads`` (ones by default) back to the bound gradient arrays."""
+        gate = self._gate
+        if gate is None or gate.final:
+            self._backward(out_grads)
+            return
+        start = time.perf_counter()
+        self._backward(out_grads)
+        gate.charge(time.perf_counter() - start, new_run=False)
+
+    def _backward(self, out_grads) -> None:
         for i in self._int_grads:
             if self._grad_reqs[i] == "write":
                 self.grad_arrays[i]._t.zero_()

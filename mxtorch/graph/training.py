@@ -18,6 +18,13 @@ operator tuning makes the same choice), so no OpenMP worker is woken for them. T
 programs are straight-line Python calling the aten operators directly, with the views
 that change nothing folded away.
 
+Tracing costs 3-10 ms per operator node of the symbol (make_fx's work per aten
+operator), as long as a few hundred autograd steps of that node on small tensors, so a
+signature is traced only once its autograd steps have taken as long as the trace is
+estimated to take (:mod:`.budget`, with ``TRACE_COST``), and the traced step is kept
+only if it runs faster. ``MXTORCH_TRACE_TRAINING=always`` traces at the first step
+(the traced programs run from the second), ``0`` never.
+
 Tracing refuses what it cannot replay faithfully: an operator that reads tensor values
 in Python fails under fake tensors, and a graph with random operators (``Dropout``) is
 left to autograd, whose random streams users can seed. Either way the executor keeps
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import operator
+import os
 import time
 from typing import Callable, Sequence
 
@@ -34,12 +42,28 @@ import torch
 import torch.fx as fx
 
 from ..ops import gemm, tuning
+from .budget import CostModel
 
-__all__ = ["TrainingStep", "trace_step"]
+__all__ = ["TrainingStep", "trace_step", "trace_mode", "TRACE_COST"]
 
 _LOG = logging.getLogger(__name__)
 _aten = torch.ops.aten
 _SMALL = 1 << 16   # elements: steps whose tensors are all this small run on one thread
+
+#: the estimated cost of tracing a step: measured here on 2 cores, 20-50 ms for a graph
+#: of one or two operators, then 3-10 ms per operator node (LSTM cells, dense layers,
+#: elementwise chains of 2 to 400 nodes); refined by every trace the process makes
+TRACE_COST = CostModel(fixed=0.02, per_node=0.005)
+
+
+def trace_mode(device) -> str | None:
+    """How training steps on ``device`` are traced (``MXTORCH_TRACE_TRAINING``): None
+    (``0``, or not on CPU), ``"always"`` (at the first step) or ``"auto"`` (when it
+    pays, the default)."""
+    value = os.environ.get("MXTORCH_TRACE_TRAINING", "auto").strip().lower()
+    if value in ("0", "off", "false") or device.type != "cpu":
+        return None
+    return "always" if value == "always" else "auto"
 
 
 class TrainingStep:

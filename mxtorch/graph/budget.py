@@ -1,0 +1,121 @@
+"""Whether compiling a program pays for itself: the one place that decides.
+
+A compiled program (a training step traced into straight-line aten code, see
+:mod:`.training`) runs faster than the plain program, but compiling it costs time once,
+in proportion to the graph's size: tracing takes 3-10 ms per operator node, about as
+long as 100-300 plain training steps of that node on small tensors. Many programs run
+only a few times (a test binding hundreds of small executors, an unrolled RNN checked
+for one step), and there compiling costs far more than it can save.
+
+So each input signature has a :class:`CompileGate`: the plain program runs and the time
+it takes is charged to the gate; compiling is due when that time reaches the estimated
+cost of compiling (the rule of ski rental: however many runs are still to come, at most
+twice the time of the better of the two choices is spent, and a program that runs a few
+times never pays for a compilation). The estimate is a :class:`CostModel`'s, whose cost
+per node is the mean of the compilations measured so far in the process. Once compiled,
+the compiled program's first runs are timed too, and it is dropped for the plain one if
+it is not faster.
+"""
+from __future__ import annotations
+
+__all__ = ["CostModel", "CompileGate"]
+
+# The first run of a signature is not timed (it builds the program, allocates, creates
+# oneDNN primitives ... whichever path runs it), nor the first run after compiling.
+_WARM_RUNS = 1
+# Timed plain runs before compiling can be due; timed compiled runs that decide whether
+# the compiled program is kept.
+_PLAIN_RUNS = 2
+_TRIAL_RUNS = 3
+
+
+class CostModel:
+    """Estimated seconds to compile a graph of ``nodes`` operator nodes:
+    ``fixed + per_node * nodes``, ``per_node`` being the mean of the compilations
+    measured so far (``per_node`` given here counts as the first)."""
+
+    def __init__(self, fixed: float, per_node: float):
+        self.fixed = fixed
+        self._total = per_node
+        self._samples = 1
+
+    @property
+    def per_node(self) -> float:
+        return self._total / self._samples
+
+    def estimate(self, nodes: int) -> float:
+        return self.fixed + self.per_node * nodes
+
+    def observe(self, nodes: int, seconds: float) -> None:
+        """Record a compilation of a graph of ``nodes`` operator nodes that took
+        ``seconds``."""
+        self._total += max(seconds - self.fixed, 0.0) / max(nodes, 1)
+        self._samples += 1
+
+
+class CompileGate:
+    """One program signature: the plain program runs until compiling it is due, then
+    the compiled one (``compiled``) as long as it is faster.
+
+    The caller charges every run with :meth:`charge` (a run may be charged in parts,
+    its forward with ``new_run=True`` and its backward after), asks :meth:`due` after
+    a plain run, and hands over what it compiled with :meth:`compiled_as`. With
+    ``at_once`` compiling is due after the first run, and the compiled program is kept.
+    """
+
+    __slots__ = ("model", "nodes", "at_once", "compiled", "final", "_runs", "_plain",
+                 "_plain_runs", "_fast", "_fast_runs")
+
+    def __init__(self, model: CostModel, nodes: int, at_once: bool = False):
+        self.model = model
+        self.nodes = nodes
+        self.at_once = at_once
+        self.compiled = None       # the compiled program, once one runs
+        self.final = False         # decided for good: nothing more to time
+        self._runs = 0             # runs since the program now running was made
+        self._plain = self._fast = 0.0
+        self._plain_runs = self._fast_runs = 0
+
+    def charge(self, seconds: float, new_run: bool) -> None:
+        """Charge ``seconds`` of running the program now in use (plain or compiled)."""
+        if self.final:
+            return
+        if new_run:
+            self._runs += 1
+            if self.compiled is not None and self._fast_runs >= _TRIAL_RUNS:
+                self._decide()
+                return
+        if self._runs <= _WARM_RUNS:
+            return
+        if self.compiled is None:
+            self._plain += seconds
+            self._plain_runs += new_run
+        else:
+            self._fast += seconds
+            self._fast_runs += new_run
+
+    def due(self) -> bool:
+        """Whether the plain runs so far have taken as long as compiling would."""
+        if self.compiled is not None or self.final:
+            return False
+        return self.at_once or (self._plain_runs >= _PLAIN_RUNS
+                                and self._plain >= self.model.estimate(self.nodes))
+
+    def compiled_as(self, program, seconds: float) -> None:
+        """Take the compiled program, made in ``seconds`` (None: it cannot be compiled
+        faithfully; the plain program runs for good)."""
+        self.model.observe(self.nodes, seconds)
+        self.compiled = program
+        self.final = program is None or self.at_once
+        self._runs = 0
+
+    def never(self) -> None:
+        """Keep the plain program for good."""
+        self.compiled, self.final = None, True
+
+    def _decide(self) -> None:
+        """After the trial runs: keep the compiled program only if it is faster."""
+        plain = self._plain / max(self._plain_runs, 1)
+        if self._fast / self._fast_runs >= plain:
+            self.compiled = None
+        self.final = True

@@ -1,0 +1,194 @@
+"""When compiling pays (graph/budget.py): the compile gate's arithmetic, when a bound
+executor traces its training step, and what binding reuses (compiled modules shared by
+equal graphs, no shape inference of its own)."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.graph import executor as executor_mod
+from mxtorch.graph import passes
+from mxtorch.graph.budget import CompileGate, CostModel
+
+
+# ---------------------------------------------------------------- the gate
+def _runs(gate, forward, backward, n):
+    for _ in range(n):
+        gate.charge(forward, new_run=True)
+        gate.charge(backward, new_run=False)
+
+
+def test_compile_is_due_once_plain_runs_took_as_long_as_the_estimate():
+    gate = CompileGate(CostModel(fixed=0.5, per_node=0.1), nodes=5)   # estimates 1.0 s
+    gate.charge(10.0, new_run=True)          # the first run builds the program: not charged
+    assert not gate.due()
+    _runs(gate, 0.2, 0.1, 3)                 # 0.9 s
+    assert not gate.due()
+    gate.charge(0.2, new_run=True)           # 1.1 s, charged in the forward already
+    assert gate.due()
+
+
+def test_compile_is_never_due_before_two_timed_runs():
+    gate = CompileGate(CostModel(fixed=0.0, per_node=0.0), nodes=100)
+    _runs(gate, 1.0, 1.0, 2)                 # one untimed, one timed
+    assert not gate.due()
+    gate.charge(1.0, new_run=True)
+    assert gate.due()
+
+
+@pytest.mark.parametrize("fast, kept", [(0.1, True), (0.5, False)])
+def test_compiled_program_is_kept_only_if_faster(fast, kept):
+    gate = CompileGate(CostModel(fixed=0.0, per_node=0.0), nodes=3)
+    _runs(gate, 0.2, 0.2, 3)                 # plain runs: 0.4 s each
+    assert gate.due()
+    gate.compiled_as("step", seconds=2.0)
+    assert gate.compiled == "step" and not gate.final and not gate.due()
+    _runs(gate, 5.0, 5.0, 1)                 # its first run is not timed
+    _runs(gate, fast, fast, 3)               # the trial
+    assert gate.compiled == "step" and not gate.final
+    gate.charge(fast, new_run=True)          # the next run decides
+    assert gate.final and (gate.compiled == "step") is kept
+
+
+def test_a_program_that_cannot_be_compiled_stays_plain():
+    gate = CompileGate(CostModel(fixed=0.0, per_node=0.0), nodes=3)
+    _runs(gate, 1.0, 1.0, 3)
+    gate.compiled_as(None, seconds=1.0)
+    assert gate.final and gate.compiled is None and not gate.due()
+    gate = CompileGate(CostModel(fixed=0.0, per_node=0.0), nodes=3)
+    gate.never()
+    _runs(gate, 1.0, 1.0, 5)
+    assert gate.final and not gate.due()
+
+
+def test_at_once_compiles_after_the_first_run_and_keeps_it():
+    gate = CompileGate(CostModel(fixed=100.0, per_node=100.0), nodes=3, at_once=True)
+    gate.charge(0.001, new_run=True)
+    assert gate.due()
+    gate.compiled_as("step", seconds=0.5)
+    assert gate.final and gate.compiled == "step"
+
+
+def test_cost_model_learns_the_cost_per_node_from_measured_compilations():
+    model = CostModel(fixed=0.1, per_node=0.01)
+    assert model.estimate(100) == pytest.approx(1.1)
+    model.observe(100, 0.1 + 100 * 0.03)     # this machine takes 30 ms per node
+    assert model.per_node == pytest.approx(0.02)
+    assert model.estimate(10) == pytest.approx(0.3)
+
+
+# ---------------------------------------------------------------- executors
+def _chain(links):
+    """An elementwise chain of ``2 * links`` operator nodes on one small argument."""
+    x = mx.sym.var("x")
+    out = x
+    for _ in range(links):
+        out = out * 0.5 + x
+    return out
+
+
+def _steps(exe, n):
+    seen = []
+    for _ in range(n):
+        exe.forward(is_train=True)
+        exe.backward()
+        seen.append(exe._step is not None)
+    return seen
+
+
+def _no_trace(*args, **kwargs):
+    raise AssertionError("a training step was traced")
+
+
+def test_a_large_graph_is_not_traced_in_its_first_steps(monkeypatch):
+    monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
+    monkeypatch.setattr(executor_mod, "trace_step", _no_trace)
+    exe = _chain(1000).simple_bind(mx.cpu(), x=(2, 3))     # 2000 operator nodes
+    exe.arg_dict["x"][:] = 1
+    assert _steps(exe, 5) == [False] * 5
+    (gate,) = exe._gates.values()
+    assert gate.nodes == 2000 and not gate.due() and not gate.final
+    # the values are autograd's: x_{k+1} = x_k / 2 + x, so x_k -> 2 x and d/dx -> 2
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), np.full((2, 3), 2.0), rtol=1e-6)
+    np.testing.assert_allclose(exe.grad_dict["x"].asnumpy(), np.full((2, 3), 2.0), rtol=1e-6)
+
+
+def test_a_step_is_traced_once_its_runs_have_paid_for_it(monkeypatch):
+    monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
+    monkeypatch.setattr(executor_mod, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
+    exe = _chain(2).simple_bind(mx.cpu(), x=(2, 3))
+    exe.arg_dict["x"][:] = np.arange(6).reshape(2, 3)
+    # one untimed run, two timed ones, then the traced programs
+    assert _steps(exe, 4) == [False, False, False, True]
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(),
+                               1.75 * np.arange(6).reshape(2, 3), rtol=1e-6)
+    np.testing.assert_allclose(exe.grad_dict["x"].asnumpy(), np.full((2, 3), 1.75))
+
+
+def test_a_step_drawing_random_numbers_is_never_traced(monkeypatch):
+    monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
+    monkeypatch.setattr(executor_mod, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
+    monkeypatch.setattr(executor_mod, "trace_step", _no_trace)
+    x = mx.sym.var("x")
+    exe = mx.sym.Dropout(x * 2, p=0.5).simple_bind(mx.cpu(), x=(4, 5))
+    exe.arg_dict["x"][:] = 1
+    assert _steps(exe, 5) == [False] * 5
+    (gate,) = exe._gates.values()
+    assert gate.final and gate.compiled is None
+    kept = exe.outputs[0].asnumpy() != 0      # MXNet's dropout scales what it keeps
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy()[kept], 4.0)
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.where(kept, 4.0, 0.0))
+
+
+# ---------------------------------------------------------------- binding
+def _fc_net(num_hidden=3):
+    data = mx.sym.var("data")
+    return mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=num_hidden),
+                             act_type="relu")
+
+
+def _bind(sym, shape):
+    exe = sym.simple_bind(mx.cpu(), data=shape)
+    rng = np.random.RandomState(0)
+    for arr in exe.arg_arrays:
+        arr[:] = rng.uniform(-1, 1, arr.shape)
+    return exe
+
+
+def test_equal_graphs_share_their_compiled_modules():
+    first, second = _bind(_fc_net(), (2, 4)), _bind(_fc_net(), (2, 4))
+    assert first._symbol.name != second._symbol.name      # auto-named nodes differ
+    for exe in (first, second):
+        args = {n: a.asnumpy() for n, a in exe.arg_dict.items()}
+        weight, bias = (args[n] for n in exe._arg_names[1:])
+        out = exe.forward(is_train=False)[0].asnumpy()
+        np.testing.assert_allclose(out, np.maximum(args["data"] @ weight.T + bias, 0),
+                                   rtol=1e-5, atol=1e-6)
+    assert first._program._modules is second._program._modules
+    assert len(first._program._modules) == 1
+    other = _bind(_fc_net(num_hidden=5), (2, 4))
+    assert other._program._modules is not first._program._modules
+    # a monitor still reports the executor's own node names
+    names = []
+    second.set_monitor_callback(lambda name, arr: names.append(name))
+    second.forward()
+    assert names and all(n.startswith(second._symbol.name) or
+                         n.startswith(second._symbol.get_children().name) for n in names)
+
+
+def test_bind_and_forward_run_no_shape_inference(monkeypatch):
+    net = _fc_net()
+    calls = []
+    real = passes.infer_graph_shapes
+    monkeypatch.setattr(passes, "infer_graph_shapes",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    args = {"data": mx.nd.ones((2, 4)), net.list_arguments()[1]: mx.nd.ones((3, 4)),
+            net.list_arguments()[2]: mx.nd.zeros((3,))}
+    exe = net.bind(mx.cpu(), args)
+    exe.forward()
+    assert calls == [] and exe.outputs[0].asnumpy().tolist() == [[4.0] * 3] * 2
+    # before a forward, the outputs are MXNet's: zero arrays of the inferred shapes
+    fresh = net.bind(mx.cpu(), args)
+    assert [o.shape for o in fresh.outputs] == [(2, 3)] and calls
+    assert not fresh.outputs[0].asnumpy().any()
+    fresh.forward()
+    assert fresh.outputs[0].asnumpy().tolist() == [[4.0] * 3] * 2
