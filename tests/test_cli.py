@@ -70,6 +70,23 @@ def test_train_demo_gluon_data_parallel(tmp_path):
     _check_checkpoint(str(tmp_path / "digits-gluon"), 3, result.accuracy)
 
 
+def test_train_demo_amp_bf16(tmp_path):
+    """``mxtorch train --amp bf16``: FullyConnected in bfloat16 with loss scaling reaches the
+    float32 runs' accuracy; the exported checkpoint is plain float32."""
+    pytest.importorskip("sklearn")
+    out = tmp_path / "amp"
+    proc = _mxtorch("train", "--api", "gluon", "--amp", "bf16", "--epochs", "3",
+                    "--no-progress", "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "amp=bfloat16" in proc.stdout and "Epoch[2] Train-accuracy=" in proc.stdout
+    assert _accuracy(proc.stdout) >= 0.9
+    symbol = (out / "digits-gluon-symbol.json").read_text()
+    assert "amp_cast" not in symbol and "FullyConnected" in symbol
+    sym, args, _ = mx.model.load_checkpoint(str(out / "digits-gluon"), 3)
+    assert all(v.dtype == np.float32 for v in args.values())
+    assert "invalid choice: 'int8'" in _mxtorch("train", "--amp", "int8").stderr
+
+
 def test_train_reports_missing_scikit_learn(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "sklearn", None)  # import fails as on a bare install
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)

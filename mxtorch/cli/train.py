@@ -11,7 +11,7 @@ def _handle(args: argparse.Namespace) -> int:
     from ..demo import DemoConfig, MissingExtraError, run_demo
     cfg = DemoConfig(api=args.api, epochs=args.epochs, batch_size=args.batch_size,
                      ctx=args.ctx, out=args.out, lr=args.lr, hidden=args.hidden,
-                     seed=args.seed, progress=not args.no_progress)
+                     seed=args.seed, progress=not args.no_progress, amp=args.amp)
     try:
         run_demo(cfg)
     except MissingExtraError as err:
@@ -40,5 +40,8 @@ def add_parser(sub) -> None:
     p.add_argument("--hidden", type=int, default=d.hidden,
                    help="hidden units (default: %(default)s)")
     p.add_argument("--seed", type=int, default=d.seed, help="default: %(default)s")
+    p.add_argument("--amp", choices=("bf16", "fp16"), default=None,
+                   help="mixed precision with mx.contrib.amp: FullyConnected runs in "
+                        "bfloat16 or float16, the rest as AMP's lists say (default: float32)")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     p.set_defaults(handler=_handle)

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 
 from .data import MissingExtraError, load_split, parse_ctx
 
-__all__ = ["DemoConfig", "DemoResult", "MissingExtraError", "run_demo", "parse_ctx"]
+__all__ = ["DemoConfig", "DemoResult", "MissingExtraError", "run_demo", "parse_ctx",
+           "AMP_DTYPES"]
+
+#: ``--amp`` choices -> the target dtype of ``mx.contrib.amp.init``
+AMP_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
 
 
 @dataclass
@@ -30,6 +34,7 @@ class DemoConfig:
     hidden: int = 128
     seed: int = 0
     progress: bool = True
+    amp: str | None = None      # 'bf16' or 'fp16': mixed precision with mx.contrib.amp
 
 
 @dataclass
@@ -58,12 +63,18 @@ def run_demo(cfg: DemoConfig) -> DemoResult:
     if cfg.epochs < 1 or cfg.batch_size < 1:
         raise ValueError("--epochs and --batch-size must be positive")
     ctxs = parse_ctx(cfg.ctx)
+    if cfg.amp is not None and cfg.amp not in AMP_DTYPES:
+        raise ValueError(f"unknown --amp {cfg.amp!r}: use 'bf16' or 'fp16'")
     split = load_split(cfg.seed)
     _setup_logging()
+    if cfg.amp is not None:
+        from ..contrib import amp
+        amp.init(AMP_DTYPES[cfg.amp])   # before the network is built, as MXNet requires
     mx.random.seed(cfg.seed)
     print(f"digits: {len(split.y_train)} training / {len(split.y_val)} held-out 8x8 images, "
           f"10 classes | api={cfg.api} ctx={ctxs} epochs={cfg.epochs} "
-          f"batch_size={cfg.batch_size} lr={cfg.lr}", flush=True)
+          f"batch_size={cfg.batch_size} lr={cfg.lr}"
+          + (f" amp={AMP_DTYPES[cfg.amp]}" if cfg.amp else ""), flush=True)
     os.makedirs(cfg.out, exist_ok=True)
     prefix = os.path.join(cfg.out, f"digits-{cfg.api}")
     if cfg.api == "module":

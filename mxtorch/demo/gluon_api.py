@@ -5,8 +5,11 @@ import logging
 import math
 import time
 
+import numpy as np
+
 import mxtorch as mx
 from mxtorch import autograd, gluon
+from mxtorch.contrib import amp
 from mxtorch.gluon import nn
 
 from .data import DigitsSplit, ProgressBar
@@ -22,13 +25,18 @@ def build_net(hidden: int = 128) -> nn.HybridSequential:
     return net
 
 
+def _float32(outs: list) -> list:
+    """The outputs for the metric: float32 (under AMP the last layer gives bfloat16/float16)."""
+    return [o if o.dtype == np.float32 else o.astype("float32") for o in outs]
+
+
 def evaluate(net, loader, ctxs: list) -> float:
     """Accuracy of ``net`` over ``loader``, batches split across ``ctxs``."""
     metric = mx.metric.Accuracy()
     for x, y in loader:
         xs = gluon.utils.split_and_load(x, ctxs, even_split=False)
         ys = gluon.utils.split_and_load(y, ctxs, even_split=False)
-        metric.update(ys, [net(part) for part in xs])
+        metric.update(ys, _float32([net(part) for part in xs]))
     return float(metric.get()[1])
 
 
@@ -41,9 +49,14 @@ def _train_epoch(net, trainer, loader, ctxs, metric, bar, epoch) -> None:
         with autograd.record():
             outs = [net(part) for part in xs]
             losses = [loss_fn(o, t) for o, t in zip(outs, ys)]
+            if getattr(trainer, "_amp_loss_scaler", None) is not None:
+                # AMP: backward on the scaled loss; step() unscales it and skips a step
+                # whose gradients overflowed
+                with amp.scale_loss(losses, trainer) as losses:
+                    pass
         autograd.backward(losses)
         trainer.step(x.shape[0])
-        metric.update(ys, outs)
+        metric.update(ys, _float32(outs))
         bar.update(epoch, nbatch, {"accuracy": f"{metric.get()[1]:.4f}"})
 
 
@@ -58,6 +71,8 @@ def train_gluon(cfg, split: DigitsSplit, ctxs: list, prefix: str) -> float:
     net.hybridize()
     trainer = gluon.Trainer(net.collect_params(), "sgd",
                             {"learning_rate": cfg.lr, "momentum": 0.9, "wd": 1e-4})
+    if cfg.amp is not None:
+        amp.init_trainer(trainer)
     bar = ProgressBar(math.ceil(len(split.y_train) / cfg.batch_size), cfg.progress)
     metric = mx.metric.Accuracy()
     for epoch in range(cfg.epochs):
