@@ -616,3 +616,40 @@ def test_optimizer_module_holds_every_optimizer():
         assert getattr(mod, name) is getattr(mx.optimizer, name)
     assert isinstance(mod.create('LBSGD'), mod.LBSGD)
     assert sorted(mx.optimizer.__all__) == sorted(mod.__all__ + ['contrib'])
+
+
+# ---------------------------------------------------------------------------- AdamW ops
+def test_adamw_update_operators_match_mxnet():
+    """mx.nd.contrib.(multi_)(mp_)adamw_update, values from real MXNet 1.9.1."""
+    g = mx.nd.array([[0.5, -1.], [2., 0.1]])
+    w = mx.nd.array([[1., 2.], [3., 4.]])
+    m, v = mx.nd.zeros((2, 2)), mx.nd.zeros((2, 2))
+    mx.nd.contrib.adamw_update(w, g, m, v, 10.0, lr=0.1, eta=0.5, wd=0.01, clip_gradient=5,
+                               out=w)
+    np.testing.assert_allclose(w.asnumpy(), [[0.8368851, 2.148115], [2.826885, 3.821885]],
+                               rtol=1e-5)
+    np.testing.assert_allclose(v.asnumpy(), [[0.025, 0.025], [0.025, 0.001]], rtol=1e-5)
+    # MXNet quirk: the single-weight kernel leaves the rescaled, clipped gradient in grad
+    np.testing.assert_allclose(g.asnumpy(), [[5., -5.], [5., 1.]], rtol=1e-6)
+    # a NaN, Inf or zero rescale_grad skips the update
+    w2 = mx.nd.array([[1., 2.], [3., 4.]])
+    for bad in (np.nan, np.inf, 0.0):
+        mx.nd.contrib.adamw_update(w2, g, m, v, mx.nd.array([bad]), lr=0.1, eta=0.5, out=w2)
+    np.testing.assert_array_equal(w2.asnumpy(), [[1., 2.], [3., 4.]])
+    ws = [mx.nd.array([[1., 2.], [3., 4.]]), mx.nd.array([5., 6.])]
+    gs = [g, mx.nd.array([1., -1.])]
+    ms = [mx.nd.zeros((2, 2)), mx.nd.zeros(2)]
+    vs = [mx.nd.zeros((2, 2)), mx.nd.zeros(2)]
+    mx.nd.contrib.multi_adamw_update(ws, gs, ms, vs, 10.0, lrs=[0.1, 0.2], wds=[0.01, 0.0],
+                                     etas=[0.5, 1.0], clip_gradient=5, out=ws)
+    np.testing.assert_allclose(ws[0].asnumpy(), [[0.8368849, 2.1481152], [2.826885, 3.8218849]],
+                               rtol=1e-5)
+    np.testing.assert_allclose(ws[1].asnumpy(), [4.36754, 6.63246], rtol=1e-5)
+    w16 = [x.astype('float16') for x in ws]
+    w32 = [x.copy() for x in ws]
+    mx.nd.contrib.multi_mp_adamw_update(w16, [x.astype('float16') for x in gs], ms, vs, w32, 1.0,
+                                        lrs=[0.1, 0.2], wds=[0.01, 0.0], etas=[0.5, 1.0],
+                                        out=w16)
+    assert w16[0].dtype == np.float16
+    np.testing.assert_allclose(w16[0].asnumpy(), [[0.62, 2.35], [2.6, 3.633]], rtol=1e-3)
+    np.testing.assert_allclose(w16[1].asnumpy(), [3.686, 7.316], rtol=1e-3)

@@ -14,7 +14,8 @@ from .ndarray import NDArray, empty, invoke
 from .register import populate as _populate
 from .utils import logical_and
 
-__all__ = ["rand_zipfian", "foreach", "while_loop", "cond", "isinf", "isfinite", "isnan"]
+__all__ = ["rand_zipfian", "foreach", "while_loop", "cond", "isinf", "isfinite", "isnan",
+           "adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]
 
 
 # ---------------------------------------------------------------------- elementwise checks
@@ -258,6 +259,63 @@ def cond(pred, then_func: Callable, else_func: Callable):
     What the chosen function returns.
     """
     return then_func() if _scalar(pred, bool, "pred") else else_func()
+
+
+# ---------------------------------------------------------------------- AdamW updates
+def _rescale_array(rescale_grad, ctx) -> NDArray:
+    """``rescale_grad`` as the one-element array the AdamW operators take."""
+    if isinstance(rescale_grad, NDArray):
+        return rescale_grad
+    from .utils import full
+    return full(shape=(1,), val=rescale_grad, ctx=ctx)
+
+
+def _interleaved(*lists) -> list:
+    """[(w0, g0, ...), (w1, g1, ...)] flattened: w0, g0, ..., w1, g1, ..."""
+    return [x for group in zip(*lists) for x in group]
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """AdamW step (``_adamw_update``); ``rescale_grad`` may be a number or an NDArray, and
+    the update is skipped when it is NaN, Inf or 0.
+
+    ``mean`` and ``var`` are updated in place; pass ``out=weight`` to update the weight.
+    """
+    return invoke("_adamw_update", [weight, grad, mean, var,
+                                    _rescale_array(rescale_grad, weight.context)],
+                  dict(lr=lr, eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                       clip_gradient=clip_gradient, **kwargs), out=out)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                    **kwargs):
+    """Multi-precision AdamW step (``_mp_adamw_update``) through the float32 ``weight32``."""
+    return invoke("_mp_adamw_update", [weight, grad, mean, var, weight32,
+                                       _rescale_array(rescale_grad, weight.context)],
+                  dict(lr=lr, eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                       clip_gradient=clip_gradient, **kwargs), out=out)
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None,
+                       name=None, size=0, **kwargs):
+    """AdamW steps of several weights at once (``_multi_adamw_update``)."""
+    size = size or len(weights)
+    data = _interleaved(weights, grads, mean, var)
+    data.append(_rescale_array(rescale_grad, weights[0].context))
+    return invoke("_multi_adamw_update", data,
+                  dict(num_weights=size, lrs=lrs, wds=wds, etas=etas, **kwargs), out=out)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                          out=None, name=None, size=0, **kwargs):
+    """Multi-precision AdamW steps of several weights (``_multi_mp_adamw_update``)."""
+    size = size or len(weights)
+    data = _interleaved(weights, grads, mean, var, weights32)
+    data.append(_rescale_array(rescale_grad, weights[0].context))
+    return invoke("_multi_mp_adamw_update", data,
+                  dict(num_weights=size, lrs=lrs, wds=wds, etas=etas, **kwargs), out=out)
 
 
 __all__ += _populate(globals(), "contrib")

@@ -9,6 +9,7 @@ The ``multi_*`` operators use PyTorch's fused multi-tensor ``torch._foreach_*`` 
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import torch
@@ -592,3 +593,83 @@ def _sgd_foreach_uniform(weights, grads, moms, lr, wd, momentum, rescale_grad) -
             if wd:
                 torch._foreach_mul_(weights, 1.0 - lr * wd)
             torch._foreach_add_(weights, grads, alpha=-lr * rescale_grad)
+
+
+# ---------------------------------------------------------------------- AdamW (contrib)
+def _adamw_scale(rescale_grad: torch.Tensor) -> float | None:
+    """The gradient scale held in the one-element ``rescale_grad`` array, or None when it
+    is NaN, infinite or zero: MXNet's AdamW kernels then skip the update."""
+    s = float(rescale_grad.reshape(-1)[0])
+    return s if math.isfinite(s) and s != 0 else None
+
+
+def _adamw_step(a, w, g, mean, var, scale: float, lr: float, wd: float, eta: float):
+    """One AdamW step: ``mean``/``var`` updated in place; returns the new weight."""
+    g = _clip(g * scale, a.clip_gradient)
+    mean.mul_(a.beta1).add_(g, alpha=1 - a.beta1)
+    var.mul_(a.beta2).addcmul_(g, g, value=1 - a.beta2)
+    return w - eta * (lr * mean / (var.sqrt() + a.epsilon) + wd * w)
+
+
+def _adamw(a, weight, grad, mean, var, rescale_grad):
+    with _NG():
+        s = _adamw_scale(rescale_grad)
+        if s is None:
+            return weight.clone()
+        # MXNet: this kernel rescales and clips the gradient in place (the multi-weight
+        # and multi-precision kernels leave it as it is)
+        grad.copy_(_clip(grad * s, a.clip_gradient))
+        return _adamw_step(a, weight, grad, mean, var, 1.0, a.lr, a.wd, a.eta)
+
+
+def _mp_adamw(a, weight, grad, mean, var, weight32, rescale_grad):
+    with _NG():
+        s = _adamw_scale(rescale_grad)
+        if s is None:
+            return weight.clone()
+        weight32.copy_(_adamw_step(a, weight32, grad.float(), mean, var, s, a.lr, a.wd, a.eta))
+        return weight32.to(weight.dtype)
+
+
+def _multi_adamw_step(a, data: Sequence[torch.Tensor], mp: bool) -> tuple:
+    """``_multi_(mp_)adamw_update``: data = (weight, grad, mean, var[, weight32]) per
+    weight, then ``rescale_grad``."""
+    per = 5 if mp else 4
+    _check_n(a, data, per, extra=1)
+    groups = _split(data[:-1], per)
+    with _NG():
+        s = _adamw_scale(data[-1])
+        if s is None:
+            return tuple(w.clone() for w in groups[0])
+        outs = []
+        for i, (w, g, mean, var) in enumerate(zip(*groups[:4])):
+            w32 = groups[4][i] if mp else w
+            new = _adamw_step(a, w32, g.float() if mp else g, mean, var, s, a.lrs[i],
+                              a.wds[i], a.etas[i])
+            if mp:
+                w32.copy_(new)
+                new = w32.to(w.dtype)
+            outs.append(new)
+        return tuple(outs)
+
+
+_ADAMW = [_B1, _B2, Float("epsilon", 1e-8)]
+_reg("_adamw_update", _adamw, ["weight", "grad", "mean", "var", "rescale_grad"],
+     [Float("lr")] + _ADAMW + [Float("wd", 0.0), Float("eta"), Float("clip_gradient", -1.0)],
+     "Update function for AdamW optimizer (decoupled weight decay); skipped when\n"
+     "rescale_grad is NaN, Inf or 0.")
+_reg("_mp_adamw_update", _mp_adamw,
+     ["weight", "grad", "mean", "var", "weight32", "rescale_grad"],
+     [Float("lr")] + _ADAMW + [Float("wd", 0.0), Float("eta"), Float("clip_gradient", -1.0)],
+     "Update function for multi-precision AdamW optimizer.")
+for _nm, _mp_flag, _names in (
+        ("_multi_adamw_update", False, ("weight", "grad", "mean", "var")),
+        ("_multi_mp_adamw_update", True, ("weight", "grad", "mean", "var", "weight32"))):
+    register(OpDef(
+        _nm, (lambda mp: lambda a, *d: _multi_adamw_step(a, d, mp))(_mp_flag),
+        inputs=(lambda f: lambda a: f(a) + ["rescale_grad"])(_multi_inputs(_names, False)),
+        params=[FloatOrShape("lrs"), FloatOrShape("wds"), FloatOrShape("etas")] + _ADAMW
+        + [Float("clip_gradient", -1.0), Int("num_weights", 1)],
+        num_outputs=_multi_out,
+        doc=f"{_nm}: AdamW update of num_weights weights (data = {', '.join(_names)} per "
+            "weight, then rescale_grad)."))
