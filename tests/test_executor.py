@@ -534,3 +534,30 @@ def test_variables_named_like_python_keywords():
     assert exe.outputs[0].asnumpy().tolist() == [5, 8]
     exe.backward(mx.nd.ones((2,)))
     assert exe.grad_dict["in"].asnumpy().tolist() == [2, 2]
+
+
+def test_common_subexpressions_merged_at_bind(monkeypatch):
+    # the optimized graphs MXNet 1.9.1 builds for these (node names included)
+    with mx.name.NameManager():
+        a, b = mx.sym.var("a"), mx.sym.var("b")
+        d = a + 1
+        cases = [((a + b) + (a + b), ["a", "b", "_plus0_output", "_plus2_output"]),
+                 (mx.sym.Group([a * d, a * d]),
+                  ["a", "_plusscalar0_output", "_mul0_output", "_mul0_0_copy_output"]),
+                 (mx.sym.Dropout(a) + mx.sym.Dropout(a),   # random: never merged
+                  ["a", "dropout0_output", "dropout1_output", "_plus3_output"]),
+                 (mx.sym.exp(a, attr={"__x__": "1"}) + mx.sym.exp(a),   # attributes differ
+                  ["a", "exp0_output", "exp1_output", "_plus4_output"])]
+    for sym, internals in cases:
+        exe = sym.simple_bind(mx.cpu(), **{n: (2, 3) for n in sym.list_arguments()})
+        assert exe.get_optimized_symbol().get_internals().list_outputs() == internals
+    grouped = cases[1][0]
+    exe = grouped.simple_bind(mx.cpu(), a=(2, 3))
+    outs = exe.forward(is_train=True, a=mx.nd.ones((2, 3)))
+    assert outs[0] is not outs[1] and outs[0].asnumpy().tolist() == [[2.0] * 3] * 2
+    exe.backward([mx.nd.ones((2, 3)), mx.nd.ones((2, 3))])
+    assert exe.grad_dict["a"].asnumpy().tolist() == [[6.0] * 3] * 2   # 2 * (2a + 1)
+    monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
+    exe = grouped.simple_bind(mx.cpu(), a=(2, 3))
+    assert len(exe.get_optimized_symbol().get_internals()) == 4 and \
+        exe.get_optimized_symbol().list_outputs() == ["_mul0_output", "_mul1_output"]

@@ -157,6 +157,21 @@ def test_topk():
         mx.nd.topk(mx.nd.array(T), k=5)
 
 
+@pytest.mark.parametrize("ret_typ", ["value", "indices", "both", "mask"])
+@pytest.mark.parametrize("is_ascend", [False, True])
+def test_topk_small_k_of_many(ret_typ, is_ascend):
+    # k * 8 <= n takes a partial sort (as MXNet's CPU kernel does): same results
+    x = RNG.permutation(64 * 3).astype(np.float32).reshape(3, 64)
+    order = np.argsort(x if is_ascend else -x, axis=1, kind="stable")[:, :5]
+    values = np.take_along_axis(x, order, axis=1)
+    mask = np.zeros_like(x)
+    np.put_along_axis(mask, order, 1, axis=1)
+    want = {"value": [values], "indices": [order], "both": [values, order],
+            "mask": [mask]}[ret_typ]
+    check_op("topk", [x], {"k": 5, "ret_typ": ret_typ, "is_ascend": is_ascend}, want,
+             grad=ret_typ == "value")
+
+
 def test_topk_gradient():
     a = mx.nd.array(T)
     a.attach_grad()

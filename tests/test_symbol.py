@@ -406,3 +406,13 @@ def test_partial_type_inference():
     assert fc.infer_type_partial() == ([None, np.float32, np.float32], [np.float32], [])
     assert fc.infer_type(data=np.float16) == ([np.float16, np.float32, np.float32],
                                               [np.float32], [])
+
+
+def test_broadcast_shape_inference():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    s = mx.sym.broadcast_add(a, b)
+    assert _partial(s, a=(2, 1, 3), b=(4, 1))[1] == [(2, 4, 3)]
+    assert _partial(s, a=(0, 3), b=(2, 1))[1] == [(0, 3)]   # MXNet: unknown stays unknown
+    with pytest.raises(MXNetError, match=r"could not be broadcast together with shapes "
+                                         r"\(2, 3\) \(3, 2\)"):
+        s.infer_shape(a=(2, 3), b=(3, 2))

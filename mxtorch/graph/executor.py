@@ -19,6 +19,7 @@ from ..ndarray.ndarray import NDArray, _wrap
 from ..ops.tensor_util import torch_dtype
 from .budget import CompileGate
 from .compile import GraphProgram, own_outputs
+from .cse import eliminate_common_expr, enabled as cse_enabled
 from .memory import retain_freed_memory
 from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
@@ -50,7 +51,9 @@ class Executor:
         self.aux_arrays = list(aux_arrays)
         self._grad_reqs = list(grad_reqs)
         # MXNet's executors keep oneDNN layouts between convolutions in training too
-        self._program = GraphProgram(sym._outputs, channels_last=True)
+        # MXNet: executors run the graph with common subexpressions merged
+        self._heads = eliminate_common_expr(sym._outputs) if cse_enabled() else sym._outputs
+        self._program = GraphProgram(self._heads, channels_last=True)
         retain_freed_memory()   # MXNet's executors allocate from its pooled storage
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
@@ -378,8 +381,9 @@ class Executor:
                 raise ValueError(f'Find name {name} that is not in the auxiliary states')
 
     def get_optimized_symbol(self):
-        """The symbol this executor runs (mxtorch optimizes at compile time)."""
-        return self._symbol.__copy__()
+        """The symbol this executor runs: the bound one with common subexpressions merged
+        (``MXNET_ELIMINATE_COMMON_EXPR``); other optimizations happen at compile time."""
+        return type(self._symbol)(self._heads).__copy__()
 
     def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
         """Call ``callback(name, array)`` for every node output during forward."""

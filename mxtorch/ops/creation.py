@@ -12,7 +12,7 @@ import torch
 
 from ..base import MXNetError, dtype_name
 from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, Shape, Str
-from .elemwise import _same_shape_infer
+from .elemwise import same_shape_infer
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
 
@@ -180,7 +180,7 @@ register(OpDef("_copy", lambda attrs, x: x.clone(), aliases=("identity",),
                doc="A copy of the input."))
 register(OpDef("_copyto", lambda attrs, x: x.clone(), doc="A copy of the input (copyto)."))
 register(OpDef("_identity_with_attr_like_rhs", lambda attrs, lhs, rhs: lhs.clone(),
-               inputs=("lhs", "rhs"), infer_shape=_same_shape_infer,
+               inputs=("lhs", "rhs"), infer_shape=same_shape_infer,
                doc="A copy of lhs that takes the shape of rhs in shape inference (which is "
                    "how a graph infers an input backwards); rhs gets no gradient."))
 
@@ -211,7 +211,7 @@ def _cast(attrs, x: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
-               fluent="astype", infer_shape=_same_shape_infer, infer_type=_cast_infer_type,
+               fluent="astype", infer_shape=same_shape_infer, infer_type=_cast_infer_type,
                doc="Cast the input to ``dtype``; the gradient is cast back."))
 
 

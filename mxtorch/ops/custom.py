@@ -123,6 +123,7 @@ class _CustomFn(torch.autograd.Function):
 
 register(OpDef(
     "Custom", _custom_compute, params=[Str("op_type")], inputs=_inputs,
+    deterministic=False,   # MXNet: a stateful operator
     aux=lambda a: list(get_prop(a).list_auxiliary_states()),
     num_outputs=lambda a: len(get_prop(a).list_outputs()),
     output_names=lambda a: list(get_prop(a).list_outputs()),

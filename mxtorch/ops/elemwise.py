@@ -229,7 +229,7 @@ _UNARY_NO_METHOD: list[tuple[str, Fn, tuple[str, ...]]] = [
 ]
 
 
-def _same_shape_infer(attrs, shapes, out_shapes=None):
+def same_shape_infer(attrs, shapes, out_shapes=None):
     """All inputs and the output share one shape: merge what is known (0 = unknown dim),
     the output's shape included (so inputs are inferred backwards too)."""
     merged = None
@@ -254,7 +254,7 @@ def _unary_compute(fn: Fn) -> Fn:
 for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
     for _name, _fn, _aliases in _rows:
         register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
-                       infer_shape=_same_shape_infer,
+                       infer_shape=same_shape_infer,
                        doc=f"Elementwise {_name} of the input."))
 
 
@@ -403,6 +403,30 @@ def _check_dtypes(name: str, tensors) -> None:
                              f"{_dtype_name(tensors[0])} but input {i} is {_dtype_name(t)}")
 
 
+def _broadcast_infer(name: str):
+    """MXNet's broadcast shape rule: dims aligned from the right, a 1 stretches to the
+    other side's size, an unknown (0) dim on either side leaves the output's unknown."""
+    def infer(attrs, shapes):
+        lhs, rhs = shapes
+        if lhs is None or rhs is None:
+            return shapes, [None]
+        if lhs == rhs:
+            return shapes, [tuple(lhs)]
+        nd = max(len(lhs), len(rhs))
+        lp, rp = (1,) * (nd - len(lhs)) + tuple(lhs), (1,) * (nd - len(rhs)) + tuple(rhs)
+        out = []
+        for left, right in zip(lp, rp):
+            if not left or not right:
+                out.append(0)
+            elif left != right and 1 not in (left, right):
+                raise MXNetError(f"Operator {name}: operands could not be broadcast together "
+                                 f"with shapes {tuple(lhs)} {tuple(rhs)}")
+            else:
+                out.append(right if left == 1 else left)
+        return shapes, [tuple(out)]
+    return infer
+
+
 def _broadcast_compute(name: str, fn: Fn) -> Fn:
     """broadcast_*: NumPy-style broadcasting, MXNet's error on incompatible shapes."""
     def compute(attrs, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -438,9 +462,10 @@ def _elemwise_compute(name: str, fn: Fn) -> Fn:
 for _suffix, _fn, _baliases, _ename, _ealiases in _BINARY:
     _bname = f"broadcast_{_suffix}"
     register(OpDef(_bname, _broadcast_compute(_bname, _fn), inputs=("lhs", "rhs"),
+                   infer_shape=_broadcast_infer(_bname),
                    aliases=_baliases, doc=f"Broadcasting elementwise {_suffix}."))
     register(OpDef(_ename, _elemwise_compute(_ename, _fn), inputs=("lhs", "rhs"),
-                   aliases=_ealiases, infer_shape=_same_shape_infer,
+                   aliases=_ealiases, infer_shape=same_shape_infer,
                    doc=f"Elementwise {_suffix} of two arrays of the same shape."))
 
 
@@ -553,7 +578,7 @@ _TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
-                   aliases=_saliases, infer_shape=_same_shape_infer,
+                   aliases=_saliases, infer_shape=same_shape_infer,
                    doc=f"{_sname}: array-scalar operation."))
 
 
@@ -577,7 +602,7 @@ def _add_n(attrs, *arrays: torch.Tensor) -> torch.Tensor:
 register(OpDef("add_n", _add_n, params=[Int("num_args")], key_var_num_args="num_args",
                inputs=lambda attrs: [f"arg{i}" for i in range(attrs.num_args)],
                aliases=("ElementWiseSum", "_sparse_ElementWiseSum", "_sparse_add_n"),
-               infer_shape=_same_shape_infer, doc="Sum of all the input arrays."))
+               infer_shape=same_shape_infer, doc="Sum of all the input arrays."))
 
 
 def _where(attrs, cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -602,7 +627,7 @@ def _where_infer(attrs, shapes, out_shapes=None):
     cond = shapes[0]
     if cond is None or 0 in cond:
         return shapes, [None]
-    new_in, out = _same_shape_infer(attrs, shapes[1:], out_shapes)
+    new_in, out = same_shape_infer(attrs, shapes[1:], out_shapes)
     if out is None or out[0] is None:
         return shapes, out
     if len(cond) == len(out[0]):

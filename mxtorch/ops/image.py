@@ -135,7 +135,7 @@ for _name, _axis, _rand in (("_image_flip_left_right", -2, False),
                             ("_image_flip_top_bottom", -3, False),
                             ("_image_random_flip_left_right", -2, True),
                             ("_image_random_flip_top_bottom", -3, True)):
-    register(OpDef(_name, _flip(_axis, _rand), params=[]))
+    register(OpDef(_name, _flip(_axis, _rand), params=[], deterministic=not _rand))
 
 
 def _gray(x: torch.Tensor) -> torch.Tensor:
@@ -195,7 +195,7 @@ def _hue_factor(x: torch.Tensor, factor: float) -> torch.Tensor:
 for _name, _fn in (("brightness", _brightness), ("contrast", _contrast),
                    ("saturation", _saturation), ("hue", _hue_factor)):
     register(OpDef(f"_image_random_{_name}", _random_adjust(_name, _fn),
-                   params=[Float("min_factor"), Float("max_factor")]))
+                   params=[Float("min_factor"), Float("max_factor")], deterministic=False))
 
 
 def _color_jitter(attrs: Any, data: torch.Tensor) -> torch.Tensor:
@@ -214,7 +214,7 @@ def _color_jitter(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 register(OpDef("_image_random_color_jitter", _color_jitter,
                params=[Float("brightness"), Float("contrast"), Float("saturation"),
-                       Float("hue")]))
+                       Float("hue")], deterministic=False))
 
 
 def _lighting(data: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
@@ -239,4 +239,5 @@ def _random_lighting(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef("_image_adjust_lighting", _adjust_lighting, params=[FloatOrShape("alpha")]))
-register(OpDef("_image_random_lighting", _random_lighting, params=[Float("alpha_std", 0.05)]))
+register(OpDef("_image_random_lighting", _random_lighting, params=[Float("alpha_std", 0.05)],
+               deterministic=False))

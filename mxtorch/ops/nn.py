@@ -18,6 +18,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from . import gemm, tuning
+from .elemwise import same_shape_infer
 from .params import Bool, Enum, Float, Int, OptBool, OptInt, Shape
 from .registry import OpDef, register
 
@@ -658,7 +659,7 @@ def _act_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 
 register(OpDef(
     "Activation", _act_compute, work=tuning.elements,
-    params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))],
+    params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))], infer_shape=same_shape_infer,
     doc="Applies an activation function element-wise to the input.\n\n"
         "act_type: relu, sigmoid, softrelu (log(1 + exp(x))), softsign (x / (1 + |x|)), tanh."))
 
@@ -752,5 +753,6 @@ register(OpDef(
     input_inits={"gamma": '["Constant", {"value": 0.25}]'},
     # MXNet: rrelu has a hidden second output (the mask of random slopes).
     total_outputs=lambda attrs: 2 if attrs.act_type == "rrelu" else 1,
+    deterministic=lambda attrs: attrs.act_type != "rrelu",
     doc="Leaky rectified linear units: leaky, prelu (learned gamma), rrelu (random\n"
         "slope in training), elu, selu and gelu (erf form)."))

@@ -53,7 +53,7 @@ register(OpDef(
                  "Drop only in training, or always"),
             Shape("axes", (), "Axes along which the mask is shared (variational dropout)"),
             OptBool("cudnn_off", False, "Ignored")],
-    train_aware=True, output_names=["output", "mask"], total_outputs=2,
+    train_aware=True, output_names=["output", "mask"], total_outputs=2, deterministic=False,
     doc="""Apply dropout to the input during training.
 
 Kept elements are scaled by ``1/(1-p)``; outside training (unless ``mode='always'``)

@@ -665,6 +665,7 @@ def _rand_op(name: str, keys: tuple[str, str] | tuple[str], draw: Callable) -> N
     if name != "exponential":
         params.append(Dtype("dtype", "float32"))
     register(OpDef(f"_npi_{name}", compute, inputs=inputs, creates=True, params=params,
+                   deterministic=False,
                    doc=f"Samples of the {name} distribution (NumPy-mode)."))
 
 

@@ -225,6 +225,7 @@ def _register_random(dist, params, sampler, check, extra) -> None:
                 _dtype_choice(_FLOATS, None)],
         creates=True, aliases=(f"random_{dist}", *extra),
         infer_shape=_random_infer_shape, infer_type=_random_infer_type,
+        deterministic=False,
         doc=f"Draw samples from the {dist.replace('_', ' ')} distribution with scalar "
             f"parameters {', '.join(names)}; output of the given ``shape``."))
 
@@ -266,6 +267,7 @@ def _register_sample(dist, names, sampler) -> None:
                 _dtype_choice(_FLOATS, None)],
         aliases=(f"sample_{dist}",), infer_shape=_sample_infer_shape,
         infer_type=lambda attrs, types: (types, [attrs.dtype or "float32"]),
+        deterministic=False,
         doc=f"Draw ``shape`` samples of the {dist.replace('_', ' ')} distribution for each "
             f"element of the parameter arrays {', '.join(names)} (output shape "
             f"``param.shape + shape``)."))
@@ -293,6 +295,7 @@ def _register_like(dist, params, sampler, check) -> None:
         params=_param_defs(params),
         infer_shape=lambda attrs, shapes: (shapes, [shapes[0]] if shapes[0] else None),
         infer_type=lambda attrs, types: (types, [types[0]]),
+        deterministic=False,
         doc=f"Draw samples from the {dist.replace('_', ' ')} distribution with the shape "
             f"and dtype of ``data``."))
 
@@ -324,6 +327,7 @@ register(OpDef(
             _dtype_choice(("int32", "int64"), None)],
     creates=True, aliases=("random_randint",), infer_shape=_random_infer_shape,
     infer_type=lambda attrs, types: (types, [attrs.dtype or "int32"]),
+    deterministic=False,
     doc="Draw integers uniformly from ``[low, high)`` (int32 unless ``dtype='int64'``)."))
 
 
@@ -363,6 +367,7 @@ register(OpDef(
     infer_shape=_multinomial_infer_shape,
     infer_type=lambda attrs, types: (types, [attrs.dtype, types[0]][:2 if attrs.get_prob
                                                                     else 1]),
+    deterministic=False,
     doc="""Sample from multinomial distributions given by the last axis of ``data``.
 
 Parameters
@@ -387,6 +392,7 @@ def _shuffle_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 register(OpDef(
     "_shuffle", _shuffle_compute, aliases=("shuffle",),
     infer_shape=lambda attrs, shapes: (shapes, [shapes[0]] if shapes[0] else None),
+    deterministic=False,
     doc="Randomly shuffle the elements along the first axis."))
 
 
@@ -437,6 +443,7 @@ register(OpDef(
     params=[Int("range_max"), Shape("shape", ())], creates=True, num_outputs=2,
     infer_shape=lambda attrs, shapes: (shapes, [tuple(attrs.shape), tuple(attrs.shape[:1])]),
     infer_type=lambda attrs, types: (types, ["int64", "int64"]),
+    deterministic=False,
     doc="""Sample classes without replacement from the log-uniform (Zipfian) distribution
 P(class) = (log(class + 2) - log(class + 1)) / log(range_max + 1).
 

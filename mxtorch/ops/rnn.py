@@ -288,7 +288,7 @@ def _rnn_infer_type(attrs: Any, types: list):
 
 
 register(OpDef(
-    "RNN", _rnn_compute, work=tuning.rnn,
+    "RNN", _rnn_compute, work=tuning.rnn, deterministic=False,   # MXNet: stateful
     params=[Int("state_size"), Int("num_layers"), Bool("bidirectional", False),
             Enum("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")), Float("p", 0.0),
             Bool("state_outputs", False), OptInt("projection_size", None),
