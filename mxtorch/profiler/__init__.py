@@ -10,8 +10,9 @@ in chrome://tracing or https://ui.perfetto.dev). ``dumps()`` prints MXNet's aggr
 The instrumentation exists only while the profiler runs: ``set_state('run')`` puts timed
 wrappers in place of the operators' computes and NDArray's operator methods, and
 ``set_state('stop')`` puts the originals back, so a stopped profiler costs nothing.
-Symbol programs compiled while it runs keep their timed calls, which record nothing once
-it stops.
+Symbol programs (executors, hybridized blocks) compiled while it runs keep their timed
+calls, which record nothing once it stops; those compiled before it started show torch's
+kernels in the trace but not the MXNet operator names above them.
 """
 from __future__ import annotations
 

@@ -44,13 +44,13 @@ class LossScaler:
         """Check the gradients of ``params`` (Gluon Parameters) for inf/NaN and update the
         scale schedule; True when the step must be skipped."""
         grads = [p._grad[0] for p in params if p._grad is not None]
-        finite = True
+        overflow = False
         with autograd.pause():
             for i in range(0, len(grads), _CHUNK):
                 chunk = grads[i:i + _CHUNK]
-                flag = nd.multi_all_finite(*chunk, num_arrays=len(chunk))
-                finite = finite and bool(flag.asscalar())
-        overflow = not finite
+                if not nd.multi_all_finite(*chunk, num_arrays=len(chunk)).asscalar():
+                    overflow = True
+                    break
         self._loss_scale = self._next_loss_scale
         if overflow:
             self._next_loss_scale = self._loss_scale / 2.0
