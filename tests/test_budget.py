@@ -192,3 +192,31 @@ def test_bind_and_forward_run_no_shape_inference(monkeypatch):
     assert not fresh.outputs[0].asnumpy().any()
     fresh.forward()
     assert fresh.outputs[0].asnumpy().tolist() == [[4.0] * 3] * 2
+
+
+def test_shape_and_dtype_inference_run_each_distinct_node_once(monkeypatch):
+    from mxtorch.ops import registry
+    runs = []
+    real = registry.OpDef._meta_run
+    monkeypatch.setattr(registry.OpDef, "_meta_run",
+                        lambda self, *a: runs.append(self.name) or real(self, *a))
+    monkeypatch.setattr(registry.get("tanh"), "_meta_memo", {})
+    x = mx.sym.var("x")
+    out = x
+    for _ in range(50):     # 50 equal tanh nodes, each fed the same shape
+        out = mx.sym.tanh(out)
+    assert out.infer_shape(x=(3, 4))[1] == [(3, 4)]
+    assert out.infer_type(x=np.float16)[1] == [np.float16]
+    assert 1 <= len(runs) <= 2 and set(runs) == {"tanh"}   # a shape run, a dtype run
+    seen = len(runs)
+    again = mx.sym.tanh(mx.sym.var("y"))     # another graph: the answers are remembered
+    assert again.infer_shape(y=(3, 4))[1] == [(3, 4)] and len(runs) == seen
+
+
+def test_remembered_inference_still_reports_errors():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    dot = mx.sym.dot(a, b)
+    for _ in range(2):
+        with pytest.raises(mx.base.MXNetError):
+            dot.infer_shape(a=(2, 3), b=(4, 5))
+    assert dot.infer_shape(a=(2, 3), b=(3, 5))[1] == [(2, 5)]

@@ -36,6 +36,7 @@ Shapes = list  # list of tuple | None; 0 inside a tuple is an unknown dimension
 
 _REGISTRY: dict[str, "OpDef"] = {}
 _CANONICAL: dict[str, "OpDef"] = {}
+_META_MEMO = 4096   # answers an operator's meta_forward remembers
 
 
 def _shape_known(shape: tuple | None) -> bool:
@@ -56,8 +57,7 @@ class OpDef:
                  fluent: bool | str = False, input_defaults: dict | None = None,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None, differentiable: bool = True,
-                 zero_grad: bool = False, input_inits: dict[str, str] | None = None,
-                 deterministic: bool | Callable[[Any], bool] = True):
+                 zero_grad: bool = False, input_inits: dict[str, str] | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -98,13 +98,11 @@ class OpDef:
         # flows on to the inputs
         self.differentiable = differentiable
         self.zero_grad = zero_grad
-        # deterministic=False (or a function of the attributes): the outputs depend on more
-        # than the inputs (random numbers, state), so two such nodes never merge (CSE)
-        self._deterministic = deterministic
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
         self._attr_cache: dict = {}
+        self._meta_memo: dict = {}   # meta_forward's results (see there)
         self.static_inputs = None if callable(inputs) else list(inputs)
         self._default_attrs = None
 
@@ -189,11 +187,6 @@ class OpDef:
             n = self.num_outputs(attrs)
             return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
         return list(names(attrs) if callable(names) else names)
-
-    def is_deterministic(self, attrs: Any) -> bool:
-        """Whether the outputs are a function of the inputs and attributes alone."""
-        det = self._deterministic
-        return det(attrs) if callable(det) else det
 
     def aux_names(self, attrs: Any) -> list[str]:
         return list(self._aux(attrs)) if callable(self._aux) else list(self.aux)
@@ -303,11 +296,47 @@ class OpDef:
 
     def meta_forward(self, attrs: Any, in_shapes: list | None, in_types: list | None,
                      fallback_shapes: list | None = None) -> tuple[list, list]:
-        """Run the compute on meta tensors to read output shapes and dtypes."""
-        from ..base import dtype_np
-        from .tensor_util import np_to_torch_dtype, torch_to_np_name
+        """Run the compute on meta tensors to read output shapes and dtypes.
+
+        The answer is remembered by attributes, shapes and dtypes: a graph repeats the
+        same node many times (an unrolled RNN), binding infers shapes and dtypes of every
+        node, and torch's meta kernels take up to a millisecond per call.
+        """
         shapes = in_shapes if in_shapes is not None else fallback_shapes
         types = in_types or ["float32"] * len(shapes)
+        key = self._meta_key(attrs, shapes, types)
+        known = self._meta_memo.get(key) if key is not None else None
+        if known is None:
+            try:
+                known = self._meta_run(attrs, shapes, types)
+            except MXNetError as err:   # remembered too: dtype inference tries shapes
+                if type(err) is not MXNetError:     # of 1, which many operators refuse
+                    raise
+                known = err
+            if key is not None:
+                if len(self._meta_memo) >= _META_MEMO:
+                    self._meta_memo.clear()
+                self._meta_memo[key] = known
+        if isinstance(known, MXNetError):
+            raise MXNetError(*known.args) from None
+        return list(known[0]), list(known[1])
+
+    def _meta_key(self, attrs: Any, shapes: list, types: list) -> tuple | None:
+        """``meta_forward``'s memo key; None where the answer may change between calls
+        (a Custom operator's class can be registered again) or cannot be hashed."""
+        if self.allow_extra or self.takes_subgraphs:
+            return None
+        try:
+            key = (attrs, tuple(map(type, attrs)), tuple(tuple(s) for s in shapes),
+                   tuple(types))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _meta_run(self, attrs: Any, shapes: list, types: list) -> tuple[tuple, tuple]:
+        from ..base import dtype_np
+        from .tensor_util import np_to_torch_dtype, torch_to_np_name
         metas = [torch.empty(tuple(s), dtype=np_to_torch_dtype(dtype_np(t)), device="meta")
                  for s, t in zip(shapes, types)]
         try:
@@ -319,7 +348,8 @@ class OpDef:
             raise MXNetError(f"Operator {self.name}: shape inference failed for input "
                              f"shapes {[tuple(s) for s in shapes]}: {err}") from None
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        return [tuple(o.shape) for o in outs], [torch_to_np_name(o.dtype) for o in outs]
+        return (tuple(tuple(o.shape) for o in outs),
+                tuple(torch_to_np_name(o.dtype) for o in outs))
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
