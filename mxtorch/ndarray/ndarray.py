@@ -15,6 +15,7 @@ from .. import autograd as _ag
 from ..base import DTYPE_NP_TO_MX, MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
+from ..ops import failure as _failure
 from ..ops import tuning as _tuning
 from ..ops.registry import OpDef as _OpDef
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
@@ -41,6 +42,7 @@ py_slice = slice   # MXNet's name for the builtin, which its ``slice`` operator 
 _STATE = _ag._STATE
 _note = _ag.note
 _NO_ATTRS: dict = {}   # the keywords recorded for a call without any (read, never written)
+_FailedTensor = _failure.FailedTensor
 _grad_enabled = torch.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
 
@@ -226,8 +228,13 @@ class NDArray:
         return self.asnumpy().astype(bool)
 
     def wait_to_read(self) -> None:
-        if self._t.is_cuda:
-            torch.cuda.current_stream(self._t.device).synchronize()
+        """Wait until the array can be read; raise the error of the operator that
+        computed it if that operator failed (see ``mxtorch/ops/failure.py``)."""
+        t = self._t
+        if t.__class__ is _FailedTensor:
+            _failure.raise_failure(t)
+        if t.is_cuda:
+            torch.cuda.current_stream(t.device).synchronize()
 
     wait_to_write = wait_to_read
 
@@ -636,7 +643,7 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
                          f"attributes {dict(kwargs)})") from None
     finally:
         _tuning.restore(threads)
-    if res.__class__ is torch.Tensor:
+    if res.__class__ is torch.Tensor or isinstance(res, torch.Tensor):   # FailedTensor
         if out is not None:
             return _write_out(out, res)
         arr = _new(NDArray)
@@ -755,9 +762,11 @@ def empty(shape, ctx: Context | None = None, dtype=None, stype=None) -> NDArray:
 
 
 def waitall() -> None:
-    """Wait for all pending device work (CUDA synchronize)."""
+    """Wait for all pending device work (CUDA synchronize); raise the first error of an
+    operator that failed since the last ``waitall``, as MXNet's engine does."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    _failure.raise_pending()
 
 
 def from_dlpack(dlpack) -> NDArray:

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import torch
 
 from ..base import MXNetError, dtype_name, dtype_np
+from .failure import RANDOM, failed
 from .params import Bool, Float, Int, OptShape, Param, Shape, Str
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
@@ -193,9 +194,13 @@ def _random_compute(dist: str, names: list[str], sampler, check) -> Callable:
                              f"must be given (got shape={attrs.shape})")
         values = _scalar_values(attrs, names)
         msg = check(*values)
-        if msg:
-            raise MXNetError(f"Operator {opname}: {msg}")
         dtype = attrs.dtype or "float32"
+        if msg or RANDOM.pending():
+            # MXNet: the sampler checks while the engine runs it, and the wait reports it;
+            # until then the shared generator is failed too (ops/failure.py)
+            return failed(MXNetError(f"Operator {opname}: {msg}") if msg else None,
+                          torch.zeros(tuple(attrs.shape), dtype=torch_dtype(dtype),
+                                      device=device), resource=RANDOM)
         with torch.no_grad():
             out = sampler(values, tuple(attrs.shape), _compute_dtype(dtype), device)
         return _finish(out, dtype)
@@ -245,6 +250,9 @@ def _sample_compute(dist: str, sampler) -> Callable:
         dtype = attrs.dtype or "float32"
         cdt = _compute_dtype(dtype)
         device = params[0].device
+        if RANDOM.pending():   # MXNet: the shared generator failed earlier (see above)
+            return failed(None, torch.zeros(out_shape, dtype=torch_dtype(dtype),
+                                            device=device), resource=RANDOM)
 
         def draw():
             vals = tuple(p.to(cdt).reshape(base + (1,) * len(extra)) for p in params)
@@ -280,8 +288,9 @@ def _like_compute(dist: str, names: list[str], sampler, check) -> Callable:
     def compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
         values = _scalar_values(attrs, names)
         msg = check(*values)
-        if msg:
-            raise MXNetError(f"Operator {opname}: {msg}")
+        if msg or RANDOM.pending():   # MXNet: reported where it is waited for, as above
+            return failed(MXNetError(f"Operator {opname}: {msg}") if msg else None,
+                          torch.zeros_like(data), resource=RANDOM)
         cdt = torch.float64 if data.dtype == torch.float64 else torch.float32
         out = _no_grad_sample(sampler, (data,), values, tuple(data.shape), cdt, data.device)
         return out if out.dtype == data.dtype else out.to(data.dtype)
@@ -311,11 +320,13 @@ def _randint_compute(attrs: Any, *, device=None) -> torch.Tensor:
     if not attrs.shape or any(d is None or d < 0 for d in attrs.shape):
         raise MXNetError("Operator _random_randint: inferring shapes failed: the output "
                          f"shape must be given (got shape={attrs.shape})")
-    if attrs.high < attrs.low:
-        raise MXNetError("Operator _random_randint: low must be less or equal to high "
-                         f"(low={attrs.low}, high={attrs.high})")
     dt = torch_dtype(attrs.dtype or "int32")
     shape = tuple(attrs.shape)
+    if attrs.high < attrs.low or RANDOM.pending():   # reported at the wait, as above
+        return failed(MXNetError("Operator _random_randint: low must be less or equal to "
+                                 f"high (low={attrs.low}, high={attrs.high})")
+                      if attrs.high < attrs.low else None,
+                      torch.zeros(shape, dtype=dt, device=device), resource=RANDOM)
     if attrs.high == attrs.low:
         return torch.full(shape, attrs.low, dtype=dt, device=device)
     return torch.randint(attrs.low, attrs.high, shape, dtype=dt, device=device)
