@@ -70,3 +70,185 @@ def test_unregistered_op_type():
 def test_register_requires_prop_subclass():
     with pytest.raises(MXNetError):
         mx.operator.register("bad")(object)
+
+
+# ---------------------------------------------------------------------- errors in user code
+class _Failing(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise AssertionError("forward failed")
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise ValueError("backward failed")
+
+
+class _Doubling(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise ValueError("backward failed")
+
+
+@mx.operator.register("h5_failing")
+class _FailingProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Failing()
+
+
+@mx.operator.register("h5_bad_backward")
+class _BadBackwardProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Doubling()
+
+
+@mx.operator.register("h5_bad_shape")
+class _BadShapeProp(mx.operator.CustomOpProp):
+    def infer_shape(self, in_shape):
+        raise ValueError("no shape")
+
+
+def test_forward_exception_is_reported_at_the_wait():
+    # MXNet: the call returns (outputs of the inferred shape); the wait raises MXNetError
+    # with the user's traceback, once
+    c = mx.nd.Custom(mx.nd.ones((2, 3)), op_type="h5_failing")
+    assert c.shape == (2, 3)
+    d = c + 1                       # operators on a failed array fail the same way
+    with pytest.raises(MXNetError, match="(?s)Error in CustomOp.forward.*forward failed"):
+        d.wait_to_read()
+    np.testing.assert_array_equal(c.asnumpy(), np.zeros((2, 3)))   # reported once
+    mx.nd.waitall()
+
+
+def test_infer_shape_and_backward_exceptions_are_mxnet_errors():
+    with pytest.raises(MXNetError, match="(?s)Error in h5_bad_shape.infer_shape.*no shape"):
+        mx.nd.Custom(mx.nd.ones((2,)), op_type="h5_bad_shape")
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="h5_bad_backward")
+    np.testing.assert_array_equal(y.asnumpy(), [2, 2])
+    with pytest.raises(MXNetError, match="(?s)Error in CustomOp.backward.*backward failed"):
+        y.backward()
+
+
+def test_exception_in_an_executor_is_reported_at_the_wait():
+    s = mx.sym.Custom(mx.sym.var("a"), op_type="h5_failing")
+    exe = s.bind(mx.cpu(), {"a": mx.nd.ones((2,))})
+    out = exe.forward()[0]
+    with pytest.raises(MXNetError, match="forward failed"):
+        out.asnumpy()
+
+
+# ---------------------------------------------------------------------- storage types
+def test_default_storage_type_inference():
+    prop = _ScaleProp()
+    assert prop.infer_storage_type(["default", "default"]) == (
+        ["default", "default"], ["default"], [])
+    ograd, ins, outs, igrad = ["default"], ["default", "default"], ["default"], \
+        ["undefined", "default"]
+    assert prop.infer_storage_type_backward(ograd, ins, outs, igrad, []) == (
+        ["default"], ["default", "default"], ["default"], ["default", "default"], [])
+    with pytest.raises(MXNetError, match="in_stype\\[1\\]"):
+        prop.infer_storage_type(["default", "csr"])
+    with pytest.raises(MXNetError, match="ograd_stype\\[0\\]"):
+        prop.infer_storage_type_backward(["row_sparse"], ins, outs, igrad, [])
+
+
+# ---------------------------------------------------------------------- legacy Python ops
+class _NumpyTimes3(mx.operator.NumpyOp):
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] * 3
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0] * 3 + in_data[0]
+
+
+class _NDArrayConcat(mx.operator.NDArrayOp):
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [(in_shape[0][0] + in_shape[1][0],)]
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = mx.nd.concat(in_data[0], in_data[1], dim=0)
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        n = in_data[0].shape[0]
+        in_grad[0][:] = out_grad[0][:n] * 10
+        in_grad[1][:] = out_grad[0][n:]
+
+
+def test_numpy_op_default_forward_and_backward():
+    # PythonOp's defaults: forward copies input 0, backward sets its gradient to ones
+    with pytest.warns(UserWarning, match="deprecated"):
+        op = mx.operator.NumpyOp()
+    s = op.get_symbol(mx.sym.var("X"), name="numpy_op")
+    assert s.list_arguments() == ["X"] and s.list_outputs() == ["numpy_op_output"]
+    x = mx.nd.array([1.0, 5.0, 10.0])
+    dx = mx.nd.zeros((3,))
+    exe = s.bind(mx.cpu(), args=[x], args_grad={"X": dx})
+    np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), [1, 5, 10])
+    exe.backward(mx.nd.array([7.0, 7.0, 7.0]))
+    np.testing.assert_array_equal(dx.asnumpy(), [1, 1, 1])
+
+
+def test_numpy_op_subclass_on_numpy_arrays():
+    with pytest.warns(UserWarning):
+        s = _NumpyTimes3().get_symbol(mx.sym.var("X"))
+    dx = mx.nd.zeros((2,))
+    exe = s.bind(mx.cpu(), args=[mx.nd.array([1.0, 2.0])], args_grad={"X": dx})
+    np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), [3, 6])
+    exe.backward(mx.nd.array([1.0, 10.0]))
+    np.testing.assert_array_equal(dx.asnumpy(), [4, 32])
+
+
+def test_ndarray_op_with_two_inputs():
+    with pytest.warns(UserWarning):
+        s = _NDArrayConcat()(mx.sym.var("a"), mx.sym.var("b"), name="cat")
+    assert s.list_arguments() == ["a", "b"]
+    assert s.infer_shape(a=(2,), b=(3,))[1] == [(5,)]
+    grads = {"a": mx.nd.zeros((2,)), "b": mx.nd.zeros((1,))}
+    exe = s.bind(mx.cpu(), {"a": mx.nd.array([1, 2]), "b": mx.nd.array([3])},
+                 args_grad=grads)
+    np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), [1, 2, 3])
+    exe.backward(mx.nd.array([1, 2, 3]))
+    np.testing.assert_array_equal(grads["a"].asnumpy(), [10, 20])
+    np.testing.assert_array_equal(grads["b"].asnumpy(), [3])
+
+
+# ---------------------------------------------------------------------- registry queries
+def test_get_operator_arguments_as_mxnet_reports_them():
+    # the names and type strings real MXNet 1.9.1 reports
+    args = mx.operator.get_operator_arguments("Activation")
+    assert isinstance(args, mx.operator.OperatorArguments)
+    assert args == (2, ["data", "act_type"], [
+        "NDArray-or-Symbol", "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"])
+    fc = mx.operator.get_operator_arguments("FullyConnected")
+    assert fc.names == ["data", "weight", "bias", "num_hidden", "no_bias", "flatten"]
+    assert fc.types[3:] == ["int, required", "boolean, optional, default=0",
+                            "boolean, optional, default=1"]
+    dropout = mx.operator.get_operator_arguments("Dropout")
+    assert dropout.types[1:4] == ["float, optional, default=0.5",
+                                  "{'always', 'training'},optional, default='training'",
+                                  "Shape(tuple), optional, default=[]"]
+    assert mx.operator.get_operator_arguments("concat")[:2] == (
+        3, ["data", "num_args", "dim"])
+    assert mx.operator.get_operator_arguments("concat").types[0] == "NDArray-or-Symbol[]"
+    with pytest.raises(MXNetError, match="no_such_op is not registered"):
+        mx.operator.get_operator_arguments("no_such_op")
+
+
+def test_every_operator_answers_get_operator_arguments():
+    for name in mx.operator.get_all_registered_operators():
+        args = mx.operator.get_operator_arguments(name)
+        assert args.narg == len(args.names) == len(args.types)
+
+
+def test_star_import_gives_mxnet_module_names():
+    names: dict = {}
+    exec("from mxtorch.operator import *", names)
+    for n in ("CustomOp", "CustomOpProp", "NumpyOp", "NDArrayOp", "PythonOp", "register",
+              "get_operator_arguments", "OperatorArguments", "symbol", "context", "NDArray"):
+        assert n in names, n
+    assert names["symbol"] is mx.symbol and names["NDArray"] is mx.nd.NDArray
