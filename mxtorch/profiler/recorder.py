@@ -28,7 +28,8 @@ class Recorder:
         self.paused = False
         self.output = False          # MXNet's "enable output": a dump may write
         self.dumps_done = 0
-        self.events: list[str] = []  # serialized Chrome trace events not yet written
+        self.events: list = []       # the events not yet written (JSON text or tuples)
+        self.quoted: dict[tuple, tuple] = {}
         self.stats: dict[str, dict[str, Stat]] | None = None
         self.lock = threading.RLock()
         self.local = threading.local()   # .labels: the operator labels being timed
@@ -52,18 +53,42 @@ class Recorder:
         event.setdefault("tid", threading.get_native_id())
         self.events.append(json.dumps(event))
 
+    def _quoted(self, cat: str, name: str) -> tuple[str, str]:
+        """The JSON strings of a category and a name (made once: events are frequent)."""
+        key = (cat, name)
+        q = self.quoted.get(key)
+        if q is None:
+            q = self.quoted[key] = (json.dumps(cat), json.dumps(name))
+        return q
+
     def duration(self, cat: str, name: str, start: float, stop: float,
                  args: dict | None = None) -> None:
         """A complete event from ``start`` to ``stop`` (epoch microseconds), aggregated."""
-        ev = {"name": name, "cat": cat, "ph": "X", "ts": start, "dur": stop - start}
-        if args:
-            ev["args"] = args
-        self.emit(ev)
+        qc, qn = self._quoted(cat, name)
+        self.events.append(("X", qc, qn, start, stop - start, threading.get_native_id(),
+                            args))
         self.aggregate(cat, name, stop - start, counter=False)
 
-    def counter(self, cat: str, name: str, value: float) -> None:
-        self.emit({"name": name, "cat": cat, "ph": "C", "ts": self.now(), "args": {name: value}})
+    def counter(self, cat: str, name: str, value: int) -> None:
+        """A counter's new value (a Chrome trace "C" event), aggregated."""
+        qc, qn = self._quoted(cat, name)
+        self.events.append(("C", qc, qn, time.perf_counter_ns(), value,
+                            threading.get_native_id()))
         self.aggregate(cat, name, value, counter=True)
+
+    def _serialize(self, ev) -> str:
+        """One recorded event as JSON text (events are kept as tuples until written: a
+        counter may change a hundred thousand times a second)."""
+        if isinstance(ev, str):
+            return ev
+        if ev[0] == "X":
+            _, qc, qn, start, dur, tid, args = ev
+            extra = f', "args": {json.dumps(args)}' if args else ""
+            return (f'{{"name": {qn}, "cat": {qc}, "ph": "X", "ts": {start:.3f}, '
+                    f'"dur": {dur:.3f}, "pid": {self.pid}, "tid": {tid}{extra}}}')
+        _, qc, qn, ns, value, tid = ev
+        return (f'{{"name": {qn}, "cat": {qc}, "ph": "C", "ts": {ns / 1000 + self.offset:.3f}, '
+                f'"args": {{{qn}: {value}}}, "pid": {self.pid}, "tid": {tid}}}')
 
     def aggregate(self, cat: str, name: str, value: float, counter: bool) -> None:
         if self.stats is not None:
@@ -149,7 +174,7 @@ class Recorder:
                                                  "args": {"name": "mxtorch"}}))
                 elif events:
                     f.write(",\n")
-                f.write(",\n".join(events))
+                f.write(",\n".join(map(self._serialize, events)))
                 if last:
                     f.write('\n    ],\n    "displayTimeUnit": "ms"\n}\n')
             self.output = continuous and not last

@@ -28,8 +28,10 @@ class Stat:
         self.count += 1
         # MXNet: a counter's "total" is its latest value
         self.total = value if self.counter else self.total + value
-        self.min = min(self.min, value)
-        self.max = max(self.max, value)
+        if value < self.min:
+            self.min = value
+        if value > self.max:
+            self.max = value
 
     def avg(self) -> float:
         # MXNet: a counter's average is half its range, in integers
