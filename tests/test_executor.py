@@ -561,3 +561,51 @@ def test_common_subexpressions_merged_at_bind(monkeypatch):
     exe = grouped.simple_bind(mx.cpu(), a=(2, 3))
     assert len(exe.get_optimized_symbol().get_internals()) == 4 and \
         exe.get_optimized_symbol().list_outputs() == ["_mul0_output", "_mul1_output"]
+
+
+def test_ctx_group_places_arrays_and_outputs():
+    with mx.AttrScope(ctx_group="stage1"):
+        data = mx.sym.var("data")
+        fc1 = mx.sym.FullyConnected(data, name="fc1", num_hidden=4)
+    with mx.AttrScope(ctx_group="stage2"):
+        net = mx.sym.BatchNorm(mx.sym.FullyConnected(fc1, name="fc2", num_hidden=3),
+                               name="bn")
+    group2ctx = {"stage1": mx.cpu(1), "stage2": mx.cpu(2)}
+    exe = net.simple_bind(mx.cpu(0), group2ctx=group2ctx, data=(2, 5))
+    assert {k: v.context for k, v in exe.arg_dict.items()} == {
+        "data": mx.cpu(1), "fc1_weight": mx.cpu(1), "fc1_bias": mx.cpu(1),
+        "fc2_weight": mx.cpu(2), "fc2_bias": mx.cpu(2), "bn_gamma": mx.cpu(2),
+        "bn_beta": mx.cpu(2)}
+    assert {v.context for v in exe.aux_arrays} == {mx.cpu(2)}
+    assert exe.grad_dict["fc1_weight"].context == mx.cpu(1)
+    assert exe.outputs[0].context == mx.cpu(2)
+    exe.forward(is_train=True, data=mx.nd.ones((2, 5)))
+    exe.backward(mx.nd.ones((2, 3)))
+    assert exe.outputs[0].context == mx.cpu(2)
+    # without group2ctx everything is on the bind context
+    plain = net.simple_bind(mx.cpu(3), data=(2, 5))
+    assert {a.context for a in plain.arg_arrays + [plain.outputs[0]]} == {mx.cpu(3)}
+
+
+def test_reshape_shares_memory_with_the_original():
+    y = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=4, name="fc")
+    exe = y.simple_bind(mx.cpu(), x=(5, 4), grad_req="null")
+    exe.arg_arrays[0][:] = 1
+    exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
+    exe.arg_arrays[2][:] = 0
+    small = exe.reshape(x=(3, 4))
+    small.forward()
+    np.testing.assert_array_equal(small.outputs[0].asnumpy(), np.full((3, 4), 4.0))
+    # its inputs are views of the start of the original's; its outputs go to the
+    # original's output memory
+    small.arg_arrays[0][:] = 2
+    assert exe.arg_arrays[0].asnumpy()[:, 0].tolist() == [2, 2, 2, 1, 1]
+    assert exe.outputs[0].asnumpy()[:3].tolist() == [[4.0] * 4] * 3
+    with pytest.raises(MXNetError, match="larger than original"):
+        exe.reshape(x=(6, 4))
+    with pytest.raises(MXNetError, match="unspecified arg: x changed"):
+        y.simple_bind(mx.cpu(), x=(5, 4)).reshape(fc_weight=(4, 2))
+    big = exe.reshape(allow_up_sizing=True, x=(6, 4))
+    big.arg_arrays[0][:] = 0
+    assert exe.arg_arrays[0].asnumpy()[4].tolist() == [1] * 4
+    assert big.arg_arrays[1] is exe.arg_arrays[1]

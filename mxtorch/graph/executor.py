@@ -43,6 +43,9 @@ class Executor:
         self._symbol = sym
         self._ctx = ctx
         self._group2ctx = group2ctx
+        # MXNet: an output lives on the context of its node's ctx_group
+        self._out_ctxs = [_group_ctx(e.node, group2ctx, ctx) for e in sym._outputs]
+        self._out_buffers: list | None = None   # set by reshape: the parent's output memory
         self._arg_names = sym.list_arguments()
         self._aux_names = sym.list_auxiliary_states()
         self._output_names = sym.list_outputs()
@@ -133,7 +136,7 @@ class Executor:
         if out_shapes is None:
             return []
         out_types = out_types or [np.float32] * len(out_shapes)
-        return [_zeros(s, t, self._ctx) for s, t in zip(out_shapes, out_types)]
+        return [_zeros(s, t, c) for s, t, c in zip(out_shapes, out_types, self._out_ctxs)]
 
     # ------------------------------------------------------------------ running
     def forward(self, is_train: bool = False, **kwargs) -> list[NDArray]:
@@ -239,8 +242,16 @@ class Executor:
             self._monitor_all, self._taps)
 
     def _set_outputs(self, outs) -> None:
+        if self._out_buffers is not None:   # a reshaped executor: its parent's memory
+            self._outputs = [_wrap(t.detach(), c) if buf is None or buf.shape != tuple(t.shape)
+                             else buf for buf, t, c in zip(self._out_buffers, outs,
+                                                           self._out_ctxs)]
+            for buf, t in zip(self._outputs, outs):
+                if buf._t is not t:
+                    buf._t.copy_(t)
+            return
         if self._outputs is None or len(self._outputs) != len(outs):
-            self._outputs = [_wrap(t.detach(), self._ctx) for t in outs]
+            self._outputs = [_wrap(t.detach(), c) for t, c in zip(outs, self._out_ctxs)]
             return
         for arr, t in zip(self._outputs, outs):
             arr._t = t.detach()
@@ -413,48 +424,73 @@ class Executor:
 
     def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
                 **kwargs) -> "Executor":
-        """A new executor for new input shapes, sharing arrays whose shape is unchanged."""
-        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
-        if arg_shapes is None:
-            raise MXNetError("reshape: insufficient shapes provided to infer the rest")
+        """A new executor for new input shapes that shares memory with this one (so the two
+        cannot run in parallel): arrays whose shape is unchanged are the same arrays, smaller
+        ones are views of the start of the old ones, and its outputs are written into this
+        executor's output memory where they fit. A larger array needs ``allow_up_sizing``;
+        a changed array not named in ``kwargs`` needs ``partial_shaping``."""
+        # MXNet: shapes are inferred from the given ones alone
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arg_shapes, out_shapes, aux_shapes = self._symbol.infer_shape_partial(**kwargs)
         new_args, new_grads = [], []
         for i, (name, shape) in enumerate(zip(self._arg_names, arg_shapes)):
-            old = self.arg_arrays[i]
-            old_grad = self.grad_arrays[i]
-            if old.shape == tuple(shape):
-                new_args.append(old)
-                new_grads.append(old_grad)
-                continue
-            if not partial_shaping and name not in kwargs:
-                raise MXNetError(f"Shape of unspecified array arg:{name} changed. This can "
-                                 "cause the new executor to not share parameters with the "
-                                 "old one. Please check for error in network. If this is "
-                                 "intended, set partial_shaping=True to suppress this "
-                                 "warning.")
-            if int(np.prod(shape)) > old.size and not allow_up_sizing:
-                raise MXNetError(f"New shape of arg:{name} larger than original. First "
-                                 "making a big executor and then down sizing it is more "
-                                 "efficient than the reverse. If you really want to up size, "
-                                 "set allow_up_sizing=True to enable allocation of new "
-                                 "arrays.")
-            new_args.append(_zeros(shape, old.dtype, old.context))
+            old, old_grad = self.arg_arrays[i], self.grad_arrays[i]
+            shape = _reshape_target(old, shape, partial_shaping or name in kwargs, name)
+            new_args.append(_resized(old, shape, allow_up_sizing, name))
             new_grads.append(None if old_grad is None else
-                             _zeros(shape, old_grad.dtype, old.context))
-        new_aux = []
-        for name, shape, old in zip(self._aux_names, aux_shapes, self.aux_arrays):
-            if old.shape == tuple(shape):
-                new_aux.append(old)
-            elif partial_shaping:
-                new_aux.append(_zeros(shape, old.dtype, old.context))
-            else:
-                raise MXNetError(f"Shape of unspecified array aux:{name} changed. Set "
-                                 "partial_shaping=True if this is intended.")
+                             _resized(old_grad, shape, allow_up_sizing, name))
+        new_aux = [_resized(old, _reshape_target(old, shape, partial_shaping, name),
+                            allow_up_sizing, name)
+                   for name, shape, old in zip(self._aux_names, aux_shapes, self.aux_arrays)]
         exe = Executor(self._symbol, self._ctx, new_args, new_grads, self._grad_reqs,
                        new_aux, self._group2ctx)
+        exe._out_buffers = [None if not shape or 0 in shape else _shared_view(old, shape)
+                            for old, shape in zip(self.outputs, out_shapes)]
         if self._opt is not None:
             exe.optimize_for_inference(self._opt_consts, self._opt_backend)
         return exe
 
+
+def _reshape_target(arr: NDArray, shape: tuple, may_change: bool, name: str) -> tuple:
+    """The shape an array takes in a reshaped executor (checked as MXNet checks it)."""
+    shape = tuple(shape)
+    if shape == arr.shape:
+        return shape
+    if not may_change:
+        raise MXNetError(f"Shape of unspecified arg: {name} changed. This can cause the new "
+                         "executor to not share parameters with the old one. Please check "
+                         "for error in network. If this is intended, set "
+                         "partial_shaping=True to suppress this warning.")
+    if not shape or 0 in shape:
+        raise MXNetError(f"reshape: cannot infer the new shape of {name} from the given "
+                         f"shapes (got {shape})")
+    return shape
+
+
+def _shared_view(arr: NDArray, shape) -> NDArray | None:
+    """An array of ``shape`` over the start of ``arr``'s memory (None when it is larger)."""
+    size = int(np.prod(shape))
+    t = arr._t
+    if size > t.numel() or not t.is_contiguous():
+        return None
+    return _wrap(t.reshape(-1)[:size].view(tuple(shape)), arr.context)
+
+
+def _resized(arr: NDArray, shape, allow_up_sizing: bool, what: str) -> NDArray:
+    """``arr`` itself, a view of its start (MXNet's NDArray::Reshape), or, with
+    ``allow_up_sizing``, a new zero array where the new shape is larger."""
+    if arr.shape == tuple(shape):
+        return arr
+    view = _shared_view(arr, shape)
+    if view is not None:
+        return view
+    if int(np.prod(shape)) > arr.size and not allow_up_sizing:
+        raise MXNetError(f"New shape of arg: {what} is larger than original. First making "
+                         "a big executor and then down sizing it is more efficient than "
+                         "the reverse. If you really want to up size, set "
+                         "allow_up_sizing=True to enable allocation of new arrays.")
+    return _zeros(shape, arr.dtype, arr.context)
 
 def _zeros(shape, dtype, ctx: Context) -> NDArray:
     return _wrap(torch.zeros(tuple(shape), dtype=torch_dtype(dtype),
@@ -523,7 +559,7 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
                 shared_arg_names=None, shared_exec=None, shared_buffer=None,
                 **kwargs) -> Executor:
     """``Symbol.simple_bind``: infer shapes and dtypes, allocate arrays, bind."""
-    ctx = ctx or current_context()
+    ctx = default_ctx = ctx or current_context()
     arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer every argument shape from {kwargs}; "
@@ -541,8 +577,10 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     reqs = _reqs(grad_req, arg_names)
     shared_names = set(shared_arg_names or [])
     args, grads = [], []
+    var_ctx = _variable_ctxs(sym, group2ctx, default_ctx)
     for i, (n, s, t) in enumerate(zip(arg_names, arg_shapes, arg_types)):
         arr = grad = None
+        ctx = var_ctx.get(n, default_ctx)
         if shared_exec is not None and n in shared_names:
             src = shared_exec.arg_dict.get(n)
             if src is not None and src.shape == tuple(s):
@@ -559,9 +597,26 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             grad = _zeros(s, t, ctx)
         args.append(arr)
         grads.append(grad if reqs[i] != "null" else None)
+    ctx = default_ctx
     aux = []
     for n, s, t in zip(sym.list_auxiliary_states(), aux_shapes, aux_types):
         src = shared_exec.aux_dict.get(n) if shared_exec is not None else None
-        aux.append(src if src is not None and src.shape == tuple(s) else _zeros(s, t, ctx))
+        aux.append(src if src is not None and src.shape == tuple(s) else
+                   _zeros(s, t, var_ctx.get(n, ctx)))
     return Executor(sym, ctx, args, grads, reqs, aux, group2ctx)
+
+
+def _group_ctx(node, group2ctx: dict | None, default: Context) -> Context:
+    """The context of ``node``'s ``ctx_group`` attribute in ``group2ctx`` (else
+    ``default``)."""
+    if not group2ctx:
+        return default
+    return group2ctx.get(node.attrs.get("__ctx_group__"), default)
+
+
+def _variable_ctxs(sym, group2ctx: dict | None, default: Context) -> dict:
+    """MXNet: simple_bind allocates each input on the context of its ctx_group."""
+    if not group2ctx:
+        return {}
+    return {n.name: _group_ctx(n, group2ctx, default) for n in sym._topo() if n.is_variable}
 
