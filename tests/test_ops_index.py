@@ -194,3 +194,21 @@ def test_ravel_errors():
         mx.nd.ravel_multi_index(mx.nd.ones((2, 3)))
     with pytest.raises(MXNetError, match="Empty shape"):
         mx.nd.unravel_index(mx.nd.ones((3,)))
+
+
+def test_contrib_sparse_embedding_is_embedding():
+    """_contrib_SparseEmbedding (MXNet's deprecated Embedding with a row_sparse weight
+    gradient): Embedding's values, shapes and gradient."""
+    weight = mx.nd.array(np.arange(12).reshape(4, 3))
+    idx = mx.nd.array([[1, 3], [0, 1]])
+    out = mx.nd.contrib.SparseEmbedding(idx, weight, input_dim=4, output_dim=3)
+    np.testing.assert_array_equal(out.asnumpy(), np.arange(12).reshape(4, 3)[[[1, 3], [0, 1]]])
+    w = mx.sym.Variable("embed_weight", stype="row_sparse")
+    sym = mx.sym.contrib.SparseEmbedding(data=mx.sym.Variable("data"), weight=w, input_dim=4,
+                                         output_dim=3, name="embed")
+    assert sym.infer_shape(data=(2, 2)) == ([(2, 2), (4, 3)], [(2, 2, 3)], [])
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null",
+                                                           "embed_weight": "write"})
+    exe.forward(is_train=True, data=idx, embed_weight=weight)
+    exe.backward(mx.nd.ones((2, 2, 3)))
+    np.testing.assert_array_equal(exe.grad_dict["embed_weight"].asnumpy()[:, 0], [1, 2, 0, 1])

@@ -88,6 +88,15 @@ register(OpDef(
         "----------\ndata : NDArray\n    Indices (as floats).\nweight : NDArray\n"
         "input_dim : int\noutput_dim : int\ndtype : str, optional\n"
         "sparse_grad : bool, optional"))
+register(OpDef(
+    "_contrib_SparseEmbedding", _embedding_compute, inputs=("data", "weight"),
+    params=[Int("input_dim"), Int("output_dim"),
+            Dtype("dtype", "float32", choices=_ALL_DTYPES), Bool("sparse_grad", False)],
+    infer_shape=_embedding_infer_shape, infer_type=_embedding_infer_type,
+    # MXNet: Embedding whose weight gradient has row_sparse storage (deprecated there);
+    # mxtorch stores that gradient densely, as every row_sparse array
+    doc="Map integer indices to rows of ``weight``; deprecated form of ``Embedding`` with\n"
+        "a row_sparse weight gradient."))
 
 
 # ---------------------------------------------------------------------- one_hot
