@@ -95,10 +95,17 @@ def test_v3_refused_in_legacy_semantics():
     assert len(legacy) == 11
 
 
-def test_zero_size_and_scalar_written_as_v3():
-    rec = dump_record(np.zeros((2, 0), np.float32))
-    assert struct.unpack("<I", rec[:4])[0] == 0xF993FACA
+def test_scalar_written_as_v3_zero_size_as_v2():
     assert load_record(dump_record(np.float64(3.5))).shape == ()
+    assert struct.unpack("<I", dump_record(np.float64(3.5))[:4])[0] == 0xF993FACA
+    # the bytes MXNet 1.9.1's nd.save writes for nd.array(np.zeros((0, 3)))
+    blob = bytes.fromhex("120100000000000000000000000000000100000000000000c9fa93f900000000"
+                         "0200000000000000000000000300000000000000010000000000000000000000"
+                         "0000000000000000")
+    assert dumps([np.zeros((0, 3), np.float32)], None) == blob
+    assert loads(blob)[0][0].shape == (0, 3)
+    with pytest.raises(MXNetError, match="not saved with numpy shape semantics"):
+        loads(blob, np_semantics=True, refuse_legacy=True)
 
 
 def test_unsupported_dtype_refused():

@@ -22,7 +22,7 @@ def test_array_default_dtypes():
     assert mx.nd.array(np.array([1, 2], dtype=np.float64)).dtype is np.float32
     assert mx.nd.array(mx.nd.array([1, 2], dtype="int32")).dtype is np.int32
     assert mx.nd.array([1, 2], dtype="float16").dtype is np.float16
-    assert mx.nd.array(3.0).shape == (1,)
+    assert mx.nd.array(3.0).shape == () and mx.nd.array(np.ones(())).asnumpy() == 1
 
 
 def test_contexts_distinct_but_same_device():
@@ -440,3 +440,74 @@ def test_numpy_namespaces_under_mxnet_paths():
     assert isinstance(t, mx.np.ndarray) and t.shape == (3, 2, 2)
     np.testing.assert_allclose(t.asnumpy(), np.arange(12).reshape(2, 2, 3).transpose(2, 0, 1)
                                / 255.0, rtol=1e-6)
+
+
+def test_setitem_numpy_scalars():
+    b = mx.nd.zeros(3)
+    b[0] = np.float32(47.844944)
+    b[1:] = np.int64(3)
+    assert b.asnumpy().tolist() == [np.float32(47.844944), 3, 3]
+    c = mx.nd.zeros(2, dtype="int32")
+    c[0] = np.float64(2.7)
+    assert c.asnumpy().tolist() == [2, 0]
+
+
+def test_moveaxis_several_axes():
+    x = mx.nd.arange(24).reshape((4, 1, 2, 3))
+    for src, dst, shape in (([0, 1], [2, 3], (2, 3, 4, 1)), ([3, 0], [1, 0], (4, 3, 1, 2)),
+                            (range(4), range(4), (4, 1, 2, 3)), (0, -1, (1, 2, 3, 4))):
+        res = mx.nd.moveaxis(x, src, dst)
+        assert res.shape == shape
+        np.testing.assert_array_equal(res.asnumpy(), np.moveaxis(x.asnumpy(), src, dst))
+    for src, dst in ((4, 0), (-5, 0), ([0, 0], [0, 1]), (0, [0, 1]), ([0, 1], [0])):
+        with pytest.raises(ValueError):
+            mx.nd.moveaxis(x, src, dst)
+
+
+def test_choose_and_fill_element_0index():
+    a = mx.nd.array(np.arange(6).reshape(2, 3))
+    assert mx.nd.choose_element_0index(a, mx.nd.array([2, 1])).asnumpy().tolist() == [2, 4]
+    out = mx.nd.fill_element_0index(a, mx.nd.array([9, 8]), mx.nd.array([2, 0]))
+    assert out.asnumpy().tolist() == [[0, 1, 9], [8, 4, 5]]
+    assert a.asnumpy().sum() == 15
+    with pytest.raises(MXNetError, match="fill_element_0index"):
+        mx.nd.fill_element_0index(a, mx.nd.array([1]), mx.nd.array([0]))
+
+
+def test_reshape_to_another_size_raises_value_error():
+    t = mx.nd.arange(30).reshape(2, 3, 5)
+    with pytest.raises(ValueError, match="cannot reshape array of size 30"):
+        t.reshape((2, 3))
+    with pytest.raises(MXNetError):
+        t.reshape((2, 3))
+    assert t.reshape(-1, 0, reverse=True).shape == (6, 5)
+
+
+def test_from_numpy_zero_copy_hands_the_array_over():
+    a = np.array([[1, 2], [3, 4], [5, 6]], dtype="float32")
+    m = mx.nd.from_numpy(a)
+    with pytest.raises(ValueError):
+        a[2, 1] = 0
+    m2 = mx.nd.from_numpy(a)   # a second hand-over still shares
+    m2[2, 1] = 100
+    assert a[2, 1] == 100 and m.asnumpy()[2, 1] == 100
+    copy = mx.nd.from_numpy(np.arange(3.0), zero_copy=False)
+    assert copy.dtype is np.float64
+    with pytest.raises(ValueError, match="c-contiguous"):
+        mx.nd.from_numpy(np.ones((2, 3)).T)
+    assert mx.nd.from_numpy(np.ones(())).shape == ()
+    assert mx.nd.from_numpy(np.ones((1, 0, 2))).shape == (1, 0, 2)
+
+
+def test_save_load_follow_the_shape_semantics(tmp_path):
+    legacy, np_file = str(tmp_path / "legacy"), str(tmp_path / "np")
+    mx.nd.save(legacy, [mx.nd.array(np.zeros((0, 4))), mx.nd.ones((2, 1))])
+    with mx.np_shape():
+        mx.nd.save(np_file, [mx.nd.ones(()), mx.nd.array(np.zeros((3, 0)))])
+        loaded = mx.nd.load(np_file)
+        assert [x.shape for x in loaded] == [(), (3, 0)]
+        with pytest.raises(MXNetError, match="not saved with numpy shape semantics"):
+            mx.nd.load(legacy)
+    assert [x.shape for x in mx.nd.load(legacy)] == [(0, 4), (2, 1)]
+    with pytest.raises(MXNetError, match="saved with numpy shape semantics"):
+        mx.nd.load(np_file)

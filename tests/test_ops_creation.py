@@ -155,3 +155,20 @@ def test_symbol_json_with_ctx():
     assert out == [(2, 3), (3,)]
     _, types, _ = sym.infer_type()
     assert [np.dtype(t) for t in types] == [np.int32, np.float32]
+
+
+def test_scalar_and_zero_size_shapes_need_np_shape():
+    # MXNet: outside NumPy shape semantics () and a 0 dimension are unknown shapes
+    for fn in (lambda: mx.nd.zeros(()), lambda: mx.nd.ones((0, 1, 3, 0)),
+               lambda: mx.nd.full((), 2.0)):
+        with pytest.raises(MXNetError, match="np_shape"):
+            fn()
+    with mx.np_shape():
+        assert mx.nd.ones(()).asnumpy() == 1 and mx.nd.zeros(()).shape == ()
+        assert mx.nd.ones((0, 1, 0, 4)).shape == (0, 1, 0, 4)
+        assert mx.nd.full((), 2.5).asnumpy() == 2.5
+
+    @mx.use_np_shape
+    def scalar_one():
+        return mx.nd.ones(shape=())
+    assert scalar_one().shape == ()

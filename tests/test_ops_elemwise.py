@@ -490,3 +490,22 @@ def test_arcsinh_second_order_gradient():
                               retain_graph=True)[0]
     np.testing.assert_allclose(g.asnumpy(), [0.8944272, 1.4142135, 1.3416407], rtol=1e-6)
     np.testing.assert_allclose(gg.asnumpy(), [0.35777086, -0.7071067, 0.53665626], rtol=1e-6)
+
+
+def test_nan_in_maximum_minimum_relu():
+    """NaN propagates; gradients as MXNet 1.9.1 gives them (none at a NaN for max/min,
+    NaN for relu)."""
+    nan = np.nan
+    a, b = [nan, 1.0, 2.0, 3.0], [0.0, nan, 9.0, 3.0]
+    np.testing.assert_array_equal(mx.nd.maximum(mx.nd.array(a), mx.nd.array(b)).asnumpy(),
+                                  [nan, nan, 9, 3])
+    np.testing.assert_array_equal(mx.nd.minimum(mx.nd.array(a), mx.nd.array(b)).asnumpy(),
+                                  [nan, nan, 2, 3])
+    ga, gb = _grad(mx.nd.broadcast_maximum, a, b)
+    np.testing.assert_array_equal(ga, [0, 0, 0, 1])
+    np.testing.assert_array_equal(gb, [0, 0, 1, 0])
+    ga, gb = _grad(mx.nd.broadcast_minimum, a, b)
+    np.testing.assert_array_equal(ga, [0, 0, 1, 1])
+    np.testing.assert_array_equal(gb, [0, 0, 0, 0])
+    np.testing.assert_array_equal(mx.nd.relu(mx.nd.array([nan, -1])).asnumpy(), [nan, 0])
+    np.testing.assert_array_equal(_grad(mx.nd.relu, [nan, -1.0, 2.0])[0], [nan, 0, 1])

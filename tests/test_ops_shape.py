@@ -479,3 +479,10 @@ def test_fluent_methods():
     assert mx.nd.broadcast_to(x, shape=(2, 0)).shape == (2, 3)
     with pytest.raises(ValueError, match="requested shape"):   # MXNet: the method checks
         x.broadcast_to(shape=(2, 0))
+
+
+def test_broadcast_like_refuses_empty_axes():
+    lhs, rhs = mx.nd.ones((1, 2)), mx.nd.ones((3, 2))
+    with pytest.raises(MXNetError, match="empty axes"):
+        mx.nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
+    assert mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0,), rhs_axes=(0,)).shape == (3, 2)

@@ -69,12 +69,13 @@ def _shape_bytes(shape: tuple[int, ...]) -> bytes:
 def dump_record(a: np.ndarray, np_semantics: bool = False) -> bytes:
     """Encode one dense array as a V2 record (V3 with ``np_semantics``).
 
-    V2 cannot represent 0-d or zero-size arrays (a 0 dim means "unknown" in legacy
-    semantics), so such arrays are always written as V3 records rather than lost.
+    V2 cannot represent 0-d arrays (MXNet reads an empty shape as "none" and drops the
+    values), so they are always written as V3 records rather than lost; zero-size arrays
+    are V2 records with a 0 dimension, as MXNet writes them.
     """
     a = np.asarray(a)
     flag = _type_flag(a.dtype)
-    v3 = np_semantics or a.ndim == 0 or a.size == 0
+    v3 = np_semantics or a.ndim == 0
     head = struct.pack("<Ii", V3_MAGIC if v3 else V2_MAGIC, _STYPE_DEFAULT)
     ctx_and_type = struct.pack("<iii", 1, 0, flag)  # cpu(0), as MXNet's checkpoints say
     return b"".join((head, _shape_bytes(a.shape), ctx_and_type, _le_bytes(a)))
@@ -295,13 +296,19 @@ def _read_v2_v3(r: _Reader, magic: int) -> np.ndarray:
     return _read_values(r, _read_dtype(r), shape)
 
 
-def _read_record(r: _Reader, np_semantics: bool | None) -> np.ndarray:
+def _read_record(r: _Reader, np_semantics: bool | None,
+                 refuse_legacy: bool = False) -> np.ndarray:
     """One array record of any version."""
     magic = r.u32()
     if magic == V3_MAGIC and np_semantics is False:
         # MXNet: legacy nd.load refuses V3 records ("ndarray was saved in np shape semantics").
         raise r.fail("the array was saved with numpy shape semantics (npx.save, V3 record); "
                      "load it with numpy semantics on")
+    if magic != V3_MAGIC and refuse_legacy:
+        # MXNet: with numpy shape semantics on in this thread, legacy records are refused
+        raise r.fail("the array was not saved with numpy shape semantics (a V2 or older "
+                     "record) but is loaded with them on; load it within "
+                     "mx.np_shape(False)")
     if magic in (V2_MAGIC, V3_MAGIC):
         return _read_v2_v3(r, magic)
     return _read_legacy(r, magic)
@@ -332,8 +339,8 @@ def _read_names(r: _Reader, count: int) -> list[str] | None:
     return names
 
 
-def loads(blob: bytes, source: str = "<buffer>",
-          np_semantics: bool | None = None) -> tuple[list[np.ndarray], list[str] | None]:
+def loads(blob: bytes, source: str = "<buffer>", np_semantics: bool | None = None,
+          refuse_legacy: bool = False) -> tuple[list[np.ndarray], list[str] | None]:
     """Decode an NDArray list file.
 
     Parameters
@@ -345,6 +352,9 @@ def loads(blob: bytes, source: str = "<buffer>",
     np_semantics : bool or None, default None
         None accepts every record version; False refuses V3 records like MXNet's legacy
         ``mx.nd.load``; True accepts every version (numpy shape semantics on globally).
+    refuse_legacy : bool, default False
+        Refuse every record but V3, as ``mx.nd.load`` does with numpy shape semantics on
+        in the thread (``with mx.np_shape()``).
 
     Returns
     -------
@@ -362,5 +372,5 @@ def loads(blob: bytes, source: str = "<buffer>",
     arrays = []
     for i in range(count):
         r.what = f"record {i}"
-        arrays.append(_read_record(r, np_semantics))
+        arrays.append(_read_record(r, np_semantics, refuse_legacy))
     return arrays, _read_names(r, count)

@@ -51,7 +51,15 @@ def save_arrays(filename, arg_dict):
 def load_arrays(filename):
     """Load arrays as :func:`save_arrays` wrote them (legacy files too, in NumPy mode)."""
     if not is_np_array():
-        return ndarray.load(filename)
+        try:
+            return ndarray.load(filename)
+        except MXNetError as err:
+            if "saved with numpy shape semantics" not in str(err):
+                raise
+        # mxtorch: parameters exported in NumPy mode load in legacy mode too (MXNet's
+        # nd.load refuses their V3 records outside NumPy shape semantics)
+        with np_shape(True):
+            return ndarray.load(filename)
     from .. import numpy_extension as _mx_npx
     try:
         return _mx_npx.load(filename)

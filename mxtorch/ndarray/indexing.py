@@ -130,7 +130,7 @@ def setitem(arr: NDArray, key, value) -> None:
     if isinstance(value, NDArray):
         v = value._t
     elif isinstance(value, (numbers.Number, np.generic)):
-        v = value
+        v = value.item() if isinstance(value, np.generic) else value  # torch takes no np scalar
     else:
         v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
     if isinstance(key, slice) and key.start is None and key.stop is None and key.step is None:

@@ -737,8 +737,7 @@ def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
         a = np.array(source_array, dtype=np_dtype)
     except (ValueError, TypeError) as err:
         raise TypeError(f"source_array must be array like object: {err}") from None
-    if a.ndim == 0:
-        a = a.reshape(1)
+    # MXNet: a scalar source gives a 0-d array (shape ()), NumPy shape semantics or not
     t = _from_numpy(a)
     if ctx.torch_device.type != "cpu":
         t = t.to(ctx.torch_device)
@@ -747,9 +746,34 @@ def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
     return _wrap(t, ctx)
 
 
-def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
-    """Wrap a NumPy array (sharing memory when possible)."""
-    return _wrap(_from_numpy(ndarray if zero_copy else ndarray.copy()), current_context())
+def from_numpy(ndarray: np.ndarray, zero_copy: bool = True, array_cls=NDArray) -> NDArray:
+    """An array over a NumPy array's memory (``zero_copy``) or over a copy of it.
+
+    Parameters
+    ----------
+    ndarray : numpy.ndarray
+        The source; with ``zero_copy`` it must be C-contiguous and becomes read-only on
+        the NumPy side (writes go through the returned array, as in MXNet).
+    zero_copy : bool, default True
+        Share the memory instead of copying.
+    array_cls : type, default NDArray
+        The class of the result (``mx.np.ndarray`` for NumPy mode).
+    """
+    if not zero_copy:
+        t = _from_numpy(np.array(ndarray, copy=True, order="C"))
+    else:
+        if not ndarray.flags["C_CONTIGUOUS"]:
+            raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+        # MXNet: the NumPy array is handed over (read-only from then on, even when it was
+        # handed over before); read-only memory itself raises ValueError here
+        ndarray.flags["WRITEABLE"] = True
+        t = _from_numpy(ndarray)
+        ndarray.flags["WRITEABLE"] = False
+    arr = _new(array_cls)
+    arr._t = t
+    arr._ctx = Context("cpu", 0)
+    arr._ag = None
+    return arr
 
 
 def empty(shape, ctx: Context | None = None, dtype=None, stype=None) -> NDArray:

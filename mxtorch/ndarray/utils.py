@@ -10,6 +10,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, current_context
+from ..util import is_np_shape
 from .ndarray import NDArray, _from_numpy, _wrap, array, empty, invoke  # noqa: F401
 
 __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
@@ -17,7 +18,7 @@ __all__ = ["zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "modulo", "power", "maximum", "minimum", "equal", "not_equal", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or",
            "logical_xor", "hypot", "moveaxis", "concatenate", "onehot_encode", "histogram",
-           "split_v2", "imdecode"]
+           "split_v2", "imdecode", "fill_element_0index"]
 
 
 def _ctx(ctx) -> Context:
@@ -153,14 +154,42 @@ logical_xor = _cmp("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor
                    lambda a, b: bool(a) != bool(b))
 
 
-def moveaxis(tensor: NDArray, source: int, destination: int) -> NDArray:
-    """Move an axis to a new position."""
-    axes = list(range(tensor.ndim))
-    src = source % tensor.ndim
-    dst = destination % tensor.ndim
-    axes.pop(src)
-    axes.insert(dst, src)
-    return invoke("transpose", [tensor], {"axes": tuple(axes)})
+def _axis_tuple(axes, ndim: int, what: str) -> tuple:
+    """Axes (an int or a sequence) as non-negative ints; ValueError if out of range or
+    repeated."""
+    axes = (axes,) if isinstance(axes, numbers.Integral) else tuple(axes)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{what} should verify 0 <= {what.lower()} < tensor.ndim "
+                             f"({ndim}). Got {a}")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in `{what.lower()}` argument")
+    return tuple(out)
+
+
+def moveaxis(tensor: NDArray, source, destination) -> NDArray:
+    """Move axes to new positions; the other axes keep their order.
+
+    Parameters
+    ----------
+    tensor : NDArray
+        The array.
+    source : int or sequence of int
+        The axes to move.
+    destination : int or sequence of int
+        Their new positions (as many as ``source``).
+    """
+    src = _axis_tuple(source, tensor.ndim, "Source")
+    dst = _axis_tuple(destination, tensor.ndim, "Destination")
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of "
+                         "elements")
+    order = [n for n in range(tensor.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return invoke("transpose", [tensor], {"axes": tuple(order)})
 
 
 def split_v2(ary: NDArray, indices_or_sections, axis=0, squeeze_axis=False):
@@ -186,6 +215,30 @@ def concatenate(arrays, axis=0, always_copy=True) -> NDArray:
     if len(arrays) == 1 and not always_copy:
         return arrays[0]
     return invoke("Concat", list(arrays), {"dim": axis, "num_args": len(arrays)})
+
+
+def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out=None) -> NDArray:
+    """A copy of the 2-D ``lhs`` with, in each row ``i``, the element at column ``rhs[i]``
+    replaced by ``mhs[i]`` (MXNet's legacy NDArray function).
+
+    Parameters
+    ----------
+    lhs : NDArray
+        ``(n, m)`` input.
+    mhs : NDArray
+        ``(n,)`` values.
+    rhs : NDArray
+        ``(n,)`` column indices (0-based).
+    out : NDArray, optional
+        Where to write the result.
+    """
+    if lhs.ndim != 2 or mhs.shape != (lhs.shape[0],) or rhs.shape != (lhs.shape[0],):
+        raise MXNetError(f"fill_element_0index: expects a 2-D lhs and 1-D values and indices "
+                         f"of its row count, got {lhs.shape}, {mhs.shape} and {rhs.shape}")
+    hit = invoke("one_hot", [rhs], {"depth": lhs.shape[1]})
+    values = invoke("broadcast_to", [mhs.reshape((-1, 1)).astype(lhs.dtype, copy=False)],
+                    {"shape": lhs.shape})
+    return invoke("where", [hit, values, lhs], {}, out=out)
 
 
 def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
@@ -247,7 +300,8 @@ def save(fname: str, data) -> None:
     for a in arrays:
         if not isinstance(a, NDArray):
             raise TypeError(f"save: only NDArrays can be saved, got {type(a).__name__}")
-    blob = dumps([a.asnumpy() for a in arrays], names)
+    # MXNet: V3 records under NumPy shape semantics, V2 otherwise
+    blob = dumps([a.asnumpy() for a in arrays], names, np_semantics=is_np_shape())
     atomic_write(fname, blob)
 
 
@@ -291,7 +345,8 @@ def load(fname: str, ctx=None):
     if blob[:4] == b"PK\x03\x04":
         with np.load(fname, allow_pickle=False) as z:
             return _to_ndarrays([z[k] for k in z.files], list(z.files), ctx)
-    arrays, names = loads(blob, source=fname)
+    np_on = is_np_shape()  # MXNet: a record must match the current shape semantics
+    arrays, names = loads(blob, source=fname, np_semantics=np_on, refuse_legacy=np_on)
     return _to_ndarrays(arrays, names, ctx)
 
 
@@ -300,7 +355,9 @@ def load_frombuffer(buf: bytes, ctx=None):
     from ..format.params import loads
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("load_frombuffer: buf must be bytes")
-    arrays, names = loads(bytes(buf), source="<buffer>")
+    np_on = is_np_shape()
+    arrays, names = loads(bytes(buf), source="<buffer>", np_semantics=np_on,
+                          refuse_legacy=np_on)
     return _to_ndarrays(arrays, names, ctx)
 
 

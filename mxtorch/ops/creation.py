@@ -11,6 +11,7 @@ import math
 import torch
 
 from ..base import MXNetError, dtype_name
+from ..util import is_np_shape
 from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, Shape, Str
 from .elemwise import same_shape_infer
 from .registry import OpDef, register
@@ -24,10 +25,12 @@ def _device(device: torch.device | None) -> torch.device:
 
 
 def _shape(op: str, shape: tuple) -> tuple:
-    if not shape:
-        raise MXNetError(f"Operator {op}: the attribute 'shape' is required (got {shape})")
     if any(d is None or d < 0 for d in shape):
         raise MXNetError(f"Operator {op}: invalid shape {shape}")
+    if not is_np_shape() and (not shape or 0 in shape):
+        # MXNet: outside NumPy shape semantics () and a 0 dimension mean "unknown"
+        raise MXNetError(f"Operator {op}: inferring shapes failed: shape {tuple(shape)} is "
+                         "unknown (scalar and zero-size arrays need mx.np_shape())")
     return tuple(shape)
 
 

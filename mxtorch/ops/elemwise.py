@@ -124,8 +124,12 @@ def _gamma_fwd(x: torch.Tensor) -> torch.Tensor:
     return y.to(x.dtype)
 
 
-def _relu(x: torch.Tensor) -> torch.Tensor:
+def _relu_fwd(x: torch.Tensor) -> torch.Tensor:
     return torch.relu(x) if x.dtype != torch.uint8 else x.clone()
+
+
+# MXNet: relu(NaN) is NaN and so is its gradient there
+_relu = _with_grad(_relu_fwd, lambda x, y: torch.where(torch.isnan(x), x, (x > 0).to(x.dtype)))
 
 
 def _logical_not(x: torch.Tensor) -> torch.Tensor:
@@ -346,13 +350,12 @@ def _hypot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return torch.hypot(a.to(torch.float32), b.to(torch.float32)).to(a.dtype)
 
 
-def _maximum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    # MXNet: on ties the gradient goes to the left operand.
-    return torch.where(a >= b, a, b)
-
-
-def _minimum(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    return torch.where(a <= b, a, b)
+# MXNet: a NaN operand gives NaN (torch.maximum's rule too); the gradient goes to the left
+# operand where a >= b (ties included), to the right one where a < b, to neither at a NaN.
+_maximum = _with_grad2(torch.maximum, lambda a, b, y: (a >= b).to(y.dtype),
+                       lambda a, b, y: (a < b).to(y.dtype))
+_minimum = _with_grad2(torch.minimum, lambda a, b, y: (a <= b).to(y.dtype),
+                       lambda a, b, y: (a > b).to(y.dtype))
 
 
 def _as_dtype(fn: Fn) -> Fn:

@@ -299,6 +299,7 @@ def _pick_compute(attrs, x, index):
 
 register(OpDef(
     "pick", _pick_compute, inputs=("data", "index"), fluent=True,
+    aliases=("choose_element_0index",),
     params=[OptInt("axis", -1), Bool("keepdims", False), Enum("mode", ("clip", "wrap"), "clip")],
     doc="Pick one element per position along ``axis`` using ``index``.\n\nParameters\n"
         "----------\ndata : NDArray\nindex : NDArray\naxis : int\nkeepdims : bool\n"

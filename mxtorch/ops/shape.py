@@ -107,6 +107,11 @@ def _reshape_codes(dshape: list, spec: list) -> list:
     return out
 
 
+class ReshapeSizeError(MXNetError, ValueError):
+    """A target shape of another size: MXNet's ``NDArray.reshape`` raises ValueError for it,
+    its operator an MXNetError; this is both."""
+
+
 def reshape_target(dshape: tuple, spec: tuple, reverse: bool = False) -> tuple:
     """The output shape of MXNet's Reshape for input ``dshape`` and codes ``spec``."""
     dshape_l, spec_l = list(dshape), list(spec)
@@ -118,9 +123,9 @@ def reshape_target(dshape: tuple, spec: tuple, reverse: bool = False) -> tuple:
         out.reverse()
     total_in, total_out = math.prod(dshape), math.prod(out)
     if total_in != total_out and 0 not in dshape:
-        raise MXNetError(f"Reshape: target shape {tuple(out)} (from {tuple(spec)}) is "
-                         f"incompatible with input shape {tuple(dshape)}: sizes "
-                         f"{total_out} and {total_in} differ")
+        raise ReshapeSizeError(f"Reshape: cannot reshape array of size {total_in} into shape "
+                               f"{tuple(spec)}: target shape {tuple(out)} has size "
+                               f"{total_out}, input shape {tuple(dshape)}")
     return tuple(out)
 
 
@@ -675,6 +680,9 @@ def _broadcast_like_compute(attrs, lhs, rhs):
         return lhs.expand(rhs.shape)
     if len(attrs.lhs_axes) != len(attrs.rhs_axes):
         raise MXNetError("broadcast_like: lhs_axes and rhs_axes must have the same length")
+    if not attrs.lhs_axes:
+        raise MXNetError("broadcast_like: empty axes tuple is not allowed (lhs_axes=(), "
+                         f"rhs_axes=()) for lhs {src} and rhs {tuple(rhs.shape)}")
     dst = list(src)
     for la, ra in zip(attrs.lhs_axes, attrs.rhs_axes):
         la = _axis("broadcast_like", la, lhs.dim(), "lhs_axes")
