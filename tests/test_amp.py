@@ -307,6 +307,15 @@ def test_init_casts_imperative_operators(amp_initialized):
     assert mx.nd.FullyConnected.__name__ == "FullyConnected"
 
 
+def test_init_gluon_softmax_cross_entropy_runs_in_float32(amp_initialized):
+    amp_initialized("bfloat16")
+    pred = mx.nd.amp_cast(mx.nd.array([[1.0, 2.0, 3.0], [1.0, 0.0, 0.0]]), dtype="bfloat16")
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()(pred, mx.nd.array([2, 0]))
+    # values and dtype from MXNet 1.9.1 after amp.init('bfloat16')
+    assert loss.dtype == np.float32
+    np.testing.assert_allclose(loss.asnumpy(), [0.40760383, 0.55144382], rtol=1e-5)
+
+
 def test_init_inserts_casts_in_symbols(amp_initialized):
     amp_initialized("bfloat16")
     with mx.name.NameManager():

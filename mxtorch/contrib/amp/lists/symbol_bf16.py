@@ -90,6 +90,9 @@ SpatialTransformer split _split_v2 _split_v2_backward _square_sum squeeze stop_g
 sum_axis SVMOutput swapaxes SwapAxis take tan tile topk transpose trunc uniform
 _unravel_index unravel_index UpSampling _while_loop _zeros zeros_like _zeros_without_dtype
 """)
+# mxtorch's own fused operator (Gluon's softmax cross-entropy), classified as the operators
+# it fuses (log_softmax, pick)
+FP32_FUNCS += names("_softmax_cross_entropy_rows")
 
 # Operators whose inputs must share a dtype: all are cast to the widest of them (amp_multicast).
 WIDEST_TYPE_CASTS = names("""

@@ -92,6 +92,9 @@ _sparse_LogisticRegressionOutput _sparse_MAERegressionOutput _sparse_make_loss _
 _sparse_norm _sparse_rsqrt _sparse_square _sparse_tan square _square_sum sum sum_axis
 SVMOutput tan topk
 """)
+# mxtorch's own fused operator (Gluon's softmax cross-entropy), classified as the operators
+# it fuses (log_softmax, pick)
+FP32_FUNCS += names("_softmax_cross_entropy_rows")
 
 # Operators whose inputs must share a dtype: all are cast to the widest of them (amp_multicast).
 WIDEST_TYPE_CASTS = names("""
