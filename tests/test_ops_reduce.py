@@ -264,3 +264,18 @@ def test_histogram_symbol():
     assert sym.infer_shape(data=(3, 4), bins=(6,))[1] == [(5,), (6,)]
     with pytest.raises(ValueError, match="null range"):
         mx.sym.histogram(data, bins=4)
+
+
+def test_square_sum_reduces_squares():
+    x = np.array([[1., -2., 3.], [0.5, 4., -1.]], dtype=np.float32)
+    out = mx.nd._internal._square_sum(mx.nd.array(x), axis=1, keepdims=True)
+    np.testing.assert_allclose(out.asnumpy(), (x * x).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(mx.nd._internal._square_sum(mx.nd.array(x)).asnumpy(),
+                               [(x * x).sum()])
+    v = mx.sym.Variable("v")
+    sym = mx.sym._internal._square_sum(data=v, axis=0)
+    assert sym.infer_shape(v=(2, 3))[1] == [(3,)]
+    exe = sym.simple_bind(mx.cpu(), v=(2, 3))
+    exe.forward(is_train=True, v=mx.nd.array(x))
+    exe.backward(mx.nd.ones((3,)))
+    np.testing.assert_allclose(exe.grad_dict["v"].asnumpy(), 2 * x)

@@ -147,6 +147,21 @@ for _name, _fn, _aliases in _REDUCE:
             "axes NOT in ``axis``."))
 
 
+
+def _square_sum(attrs, x):
+    dims = reduce_axes("_square_sum", tuple(x.shape), attrs.axis, attrs.exclude)
+    return _legacy_shape(torch.sum(x * x, dim=dims, keepdim=attrs.keepdims))
+
+
+register(OpDef(
+    "_square_sum", _square_sum,
+    params=[IntOrShape("axis", None), Bool("keepdims", False), Bool("exclude", False)],
+    # MXNet implements it for row_sparse input only; mxtorch stores row_sparse arrays
+    # densely, so it reduces the dense array
+    doc="Sum of squares of the elements over the given axes (the factorization machine's\n"
+        "``sum(v * v, axis)``)."))
+
+
 # ---------------------------------------------------------------------- norm
 def _norm_compute(attrs, x):
     if attrs.ord not in (1, 2):
