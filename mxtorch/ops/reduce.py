@@ -147,7 +147,6 @@ for _name, _fn, _aliases in _REDUCE:
             "axes NOT in ``axis``."))
 
 
-
 def _square_sum(attrs, x):
     dims = reduce_axes("_square_sum", tuple(x.shape), attrs.axis, attrs.exclude)
     return _legacy_shape(torch.sum(x * x, dim=dims, keepdim=attrs.keepdims))
