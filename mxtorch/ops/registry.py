@@ -57,7 +57,8 @@ class OpDef:
                  fluent: bool | str = False, input_defaults: dict | None = None,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None, differentiable: bool = True,
-                 zero_grad: bool = False, input_inits: dict[str, str] | None = None):
+                 zero_grad: bool = False, input_inits: dict[str, str] | None = None,
+                 deterministic: bool | Callable[[Any], bool] = True):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -98,6 +99,9 @@ class OpDef:
         # flows on to the inputs
         self.differentiable = differentiable
         self.zero_grad = zero_grad
+        # deterministic=False (or a function of the attributes): the outputs depend on more
+        # than the inputs (random numbers, state), so two such nodes never merge (CSE)
+        self._deterministic = deterministic
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -187,6 +191,11 @@ class OpDef:
             n = self.num_outputs(attrs)
             return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
         return list(names(attrs) if callable(names) else names)
+
+    def is_deterministic(self, attrs: Any) -> bool:
+        """Whether the outputs are a function of the inputs and attributes alone."""
+        det = self._deterministic
+        return det(attrs) if callable(det) else det
 
     def aux_names(self, attrs: Any) -> list[str]:
         return list(self._aux(attrs)) if callable(self._aux) else list(self.aux)
