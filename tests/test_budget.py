@@ -71,9 +71,12 @@ def test_at_once_compiles_after_the_first_run_and_keeps_it():
 def test_cost_model_learns_the_cost_per_node_from_measured_compilations():
     model = CostModel(fixed=0.1, per_node=0.01)
     assert model.estimate(100) == pytest.approx(1.1)
+    model.observe(10, 0.1 + 10 * 0.5)        # the first one also imported the tracer
+    assert model.per_node == pytest.approx(0.01)
     model.observe(100, 0.1 + 100 * 0.03)     # this machine takes 30 ms per node
-    assert model.per_node == pytest.approx(0.02)
-    assert model.estimate(10) == pytest.approx(0.3)
+    model.observe(50, 0.1 + 50 * 0.03)
+    assert model.per_node == pytest.approx(0.03)
+    assert model.estimate(10) == pytest.approx(0.4)
 
 
 # ---------------------------------------------------------------- executors

@@ -12,11 +12,13 @@ it takes is charged to the gate; compiling is due when that time reaches the est
 cost of compiling (the rule of ski rental: however many runs are still to come, at most
 twice the time of the better of the two choices is spent, and a program that runs a few
 times never pays for a compilation). The estimate is a :class:`CostModel`'s, whose cost
-per node is the mean of the compilations measured so far in the process. Once compiled,
+per node is the median of the compilations measured so far in the process. Once compiled,
 the compiled program's first runs are timed too, and it is dropped for the plain one if
 it is not faster.
 """
 from __future__ import annotations
+
+from collections import deque
 
 __all__ = ["CostModel", "CompileGate"]
 
@@ -27,21 +29,23 @@ _WARM_RUNS = 1
 # the compiled program is kept.
 _PLAIN_RUNS = 2
 _TRIAL_RUNS = 3
+_SAMPLES = 15   # compilations a CostModel's estimate is the median of
 
 
 class CostModel:
     """Estimated seconds to compile a graph of ``nodes`` operator nodes:
-    ``fixed + per_node * nodes``, ``per_node`` being the mean of the compilations
-    measured so far (``per_node`` given here counts as the first)."""
+    ``fixed + per_node * nodes``, ``per_node`` being the lower median of the last
+    compilations measured (``per_node`` given here counts as the first): the process's
+    first compilation also imports the tracer, seconds that say nothing of the next."""
 
     def __init__(self, fixed: float, per_node: float):
         self.fixed = fixed
-        self._total = per_node
-        self._samples = 1
+        self._samples: deque = deque([per_node], maxlen=_SAMPLES)
 
     @property
     def per_node(self) -> float:
-        return self._total / self._samples
+        ordered = sorted(self._samples)
+        return ordered[(len(ordered) - 1) // 2]
 
     def estimate(self, nodes: int) -> float:
         return self.fixed + self.per_node * nodes
@@ -49,8 +53,7 @@ class CostModel:
     def observe(self, nodes: int, seconds: float) -> None:
         """Record a compilation of a graph of ``nodes`` operator nodes that took
         ``seconds``."""
-        self._total += max(seconds - self.fixed, 0.0) / max(nodes, 1)
-        self._samples += 1
+        self._samples.append(max(seconds - self.fixed, 0.0) / max(nodes, 1))
 
 
 class CompileGate:
