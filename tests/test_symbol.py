@@ -416,3 +416,14 @@ def test_broadcast_shape_inference():
     with pytest.raises(MXNetError, match=r"could not be broadcast together with shapes "
                                          r"\(2, 3\) \(3, 2\)"):
         s.infer_shape(a=(2, 3), b=(3, 2))
+
+
+def test_symbol_operator_methods_and_module_names():
+    s = mx.sym.var("x")
+    assert mx.sym.Symbol.sum is mx.sym.sum
+    assert s.reshape((3, 4)).infer_shape(x=(2, 6))[1] == [(3, 4)]
+    assert s.astype("float16").infer_type(x="float32")[1] == [np.float16]
+    assert len(s.split_v2(3)) == 3 and s.split_v2(3)[0].infer_shape(x=(6, 2))[1] == [(2, 2)]
+    assert not hasattr(s, "erf")   # MXNet has no Symbol.erf
+    from mxtorch.symbol.symbol import ones, power
+    assert ones((2,)).infer_shape()[1] == [(2,)] and callable(power)

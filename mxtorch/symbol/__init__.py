@@ -11,4 +11,11 @@ from .symbol import Symbol, var, Variable, Group, load, load_json, fromjson  # n
 from .helpers import *  # noqa: F401,F403
 from .register import install_methods as _install_methods
 
+
+def _split_v2(self, *args, **kwargs):
+    """Split this symbol into sections or at indices (see :func:`split_v2`)."""
+    return split_v2(self, *args, **kwargs)
+
+
 _install_methods(Symbol)
+Symbol.split_v2 = _split_v2

@@ -600,3 +600,16 @@ def load(fname: str) -> Symbol:
     except MXNetError as err:
         raise MXNetError(f"{fname}: {err}") from None
 
+
+
+# MXNet defines these in symbol.py; here they live in helpers.py, which imports this module
+_IN_HELPERS = ("zeros", "ones", "full", "arange", "linspace", "eye", "histogram", "hypot",
+               "maximum", "minimum", "pow", "power", "split_v2")
+
+
+def __getattr__(name: str):
+    """``from mxtorch.symbol.symbol import zeros`` as from MXNet's module."""
+    if name in _IN_HELPERS:
+        from . import helpers
+        return getattr(helpers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
