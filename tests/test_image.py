@@ -126,7 +126,7 @@ def test_crop_resize_helpers():
     assert image.resize_short(src, 3).shape == (3, 4, 3)
     up = image.imresize(src, 16, 12, interp=0).asnumpy()  # nearest doubles every pixel
     np.testing.assert_array_equal(up[::2, ::2], src.asnumpy())
-    down = image.imresize(src.astype("float32"), 4, 3, interp=2).asnumpy()  # area = 2x2 mean
+    down = image.imresize(src.astype("float32"), 4, 3, interp=3).asnumpy()  # area = 2x2 mean
     np.testing.assert_allclose(down, src.asnumpy().astype(np.float32)
                                .reshape(3, 2, 4, 2, 3).mean(axis=(1, 3)))
     f = mx.nd.ones((2, 2, 3)) * 10
@@ -220,3 +220,92 @@ def test_random_rotate_draws_angles_in_limits():
     expected = image.imrotate(mx.nd.stack(img, img, img), mx.nd.array(angles))
     np.testing.assert_allclose(out.asnumpy(), expected.asnumpy())
     assert image.random_rotate(img, (0, 0)).shape == (1, 7, 9)
+
+
+IMG = np.array([[[99, 206, 239], [189, 230, 118], [144, 73, 8]],
+                [[228, 231, 190], [155, 112, 158], [208, 7, 204]]], np.uint8)
+
+
+@pytest.mark.parametrize("op,factor,expected", [
+    # values from MXNet 1.9.1: float32 math, then clamped and truncated to uint8
+    ("brightness", 0.7, [[[69, 144, 167], [132, 161, 82], [100, 51, 5]],
+                         [[159, 161, 133], [108, 78, 110], [145, 4, 142]]]),
+    ("contrast", 0.6, [[[120, 184, 204], [174, 198, 131], [147, 104, 65]],
+                       [[197, 199, 174], [153, 128, 155], [185, 65, 183]]]),
+    # MXNet 1.9.1's saturation mixes with 0.114 * blue only (its gray sum keeps one term)
+    ("saturation", 1.4, [[[127, 255, 255], [255, 255, 159], [201, 101, 10]],
+                         [[255, 255, 255], [209, 149, 213], [255, 0, 255]]]),
+    ("hue", 0.3, [[[239, 98, 233], [117, 211, 230], [7, 144, 45]],
+                  [[190, 231, 225], [158, 145, 111], [208, 171, 6]]]),
+])
+def test_image_color_operators_match_mxnet(op, factor, expected):
+    fn = getattr(mx.nd.image, "random_" + op)
+    out = fn(mx.nd.array(IMG, dtype="uint8"), min_factor=factor, max_factor=factor)
+    assert out.dtype == np.uint8
+    assert out.asnumpy().tolist() == expected
+
+
+def test_image_lighting_normalize_to_tensor_match_mxnet():
+    img = mx.nd.array(IMG, dtype="uint8")
+    out = mx.nd.image.adjust_lighting(img, alpha=(0.5, -1.0, 2.0))
+    assert out.asnumpy().tolist() == [[[80, 188, 227], [170, 212, 106], [125, 55, 0]],
+                                      [[209, 213, 178], [136, 94, 146], [189, 0, 192]]]
+    # MXNet: normalize keeps the input dtype; uint8 results are truncated
+    out = mx.nd.image.normalize(img.transpose((2, 0, 1)), mean=(10, 20, 30), std=(3, 2, 1.5))
+    assert out.dtype == np.uint8
+    assert out.asnumpy()[:, 0].tolist() == [[29, 59, 44], [93, 105, 26], [139, 58, 242]]
+    x = mx.sym.image.to_tensor(mx.sym.var("x"))
+    assert x.infer_type(x=np.uint8)[1] == [np.float32]
+    assert x.infer_shape(x=(2, 4, 5, 3))[1] == [(2, 3, 4, 5)]
+    with pytest.raises(MXNetError, match="mean must have either 1 or 3"):
+        mx.nd.image.normalize(mx.nd.ones((3, 2, 2)), mean=(1, 2, 3, 4))
+
+
+def test_image_augmenters_take_one_hwc_image_and_pass_gradients_through():
+    with pytest.raises(MXNetError, match=r"shape \(height, width, channels\)"):
+        mx.nd.image.flip_top_bottom(mx.nd.ones((2, 4, 4, 3)))
+    with pytest.raises(MXNetError, match="1 or 3 elements"):
+        mx.nd.image.random_brightness(mx.nd.ones((4, 4, 2)), min_factor=1, max_factor=1)
+    with pytest.raises(MXNetError, match="must be >= 0"):
+        mx.nd.image.random_contrast(mx.nd.ones((4, 4, 3)), min_factor=-1, max_factor=1)
+    x = mx.nd.array(np.arange(6.0).reshape(2, 3, 1))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.image.flip_left_right(x)
+    y.backward(mx.nd.array([[[1], [2], [3]], [[4], [5], [6]]]))
+    assert y.asnumpy()[0, :, 0].tolist() == [2, 1, 0]
+    # MXNet: the gradient of an augmenter is the head gradient copied, not flipped
+    assert x.grad.asnumpy()[:, :, 0].tolist() == [[1, 2, 3], [4, 5, 6]]
+
+
+@pytest.mark.parametrize("interp,row", [
+    # OpenCV's codes, as MXNet passes them: 2 bicubic, 3 area, 4 lanczos4 (MXNet 1.9.1)
+    (2, [0.06855, 0.76658, 0.20602]),
+    (3, [0.14493, 0.6069, 0.27151]),
+    (4, [0.04035, 0.76354, 0.15217]),
+])
+def test_image_resize_interpolations_match_mxnet(interp, row):
+    f = np.random.RandomState(5)
+    f.randint(0, 256, (2, 3, 3))
+    img = mx.nd.array(f.uniform(0, 1, (4, 5, 1)))
+    out = mx.nd.image.resize(img, size=(3, 6), interp=interp)
+    assert out.shape == (6, 3, 1)
+    np.testing.assert_allclose(out.asnumpy()[0, :, 0], row, atol=2e-5)
+
+
+def test_image_resize_uint8_follows_opencv():
+    # values from MXNet 1.9.1 (OpenCV 3.4): pixel-area shrink by 7/3 x 5/2, a linear halving
+    # (which OpenCV turns into a 2x2 mean rounded half up), nearest, lanczos4
+    img = mx.nd.array(np.arange(35).reshape(5, 7, 1) * 7 % 256, dtype="uint8")
+    out = mx.nd.image.resize(img, size=(3, 2), interp=3)
+    assert out.asnumpy()[:, :, 0].tolist() == [[44, 60, 76], [162, 178, 194]]
+    img = mx.nd.array((np.arange(16).reshape(4, 4, 1) * 3 + 1) % 256, dtype="uint8")
+    assert mx.nd.image.resize(img, size=(2, 2)).asnumpy()[:, :, 0].tolist() == \
+        [[9, 15], [33, 39]]
+    assert mx.nd.image.resize(img, size=(7, 3), interp=0).asnumpy()[:, :, 0].tolist() == \
+        [[1, 1, 4, 4, 7, 7, 10], [13, 13, 16, 16, 19, 19, 22], [25, 25, 28, 28, 31, 31, 34]]
+    assert mx.nd.image.resize(img, size=(6, 5), interp=4).asnumpy()[:, :, 0].tolist() == \
+        [[0, 2, 4, 6, 8, 10], [9, 10, 12, 14, 17, 18], [19, 20, 23, 24, 27, 28],
+         [29, 30, 33, 35, 37, 38], [37, 39, 41, 43, 45, 47]]
+    with pytest.raises(MXNetError, match="float16"):
+        mx.nd.image.resize(mx.nd.ones((4, 4, 3), dtype="float16"), size=2)

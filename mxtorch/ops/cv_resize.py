@@ -1,0 +1,249 @@
+"""Image resizing with OpenCV 3.4's ``cv::resize`` semantics (what MXNet 1.9.1 calls).
+
+MXNet resizes images (``_cvimresize``, ``_image_resize``) with OpenCV, so its results are
+OpenCV's: sample positions ``(d + 0.5) * scale - 0.5`` with edge pixels replicated,
+bicubic with ``A = -0.75``, Lanczos over 8 taps, pixel-area averaging when shrinking,
+and for uint8 images fixed-point weights (11 bits per axis) with the rounding of the
+integer pipeline. Each axis becomes a (destination x source) weight matrix, so a resize
+is two matrix products.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from ..base import MXNetError
+
+__all__ = ["resize_hwc", "INTERP_NAMES"]
+
+NEAREST, LINEAR, CUBIC, AREA, LANCZOS4 = 0, 1, 2, 3, 4
+INTERP_NAMES = {NEAREST: "nearest", LINEAR: "bilinear", CUBIC: "bicubic", AREA: "area",
+                LANCZOS4: "lanczos4"}
+_KSIZE = {LINEAR: 2, CUBIC: 4, AREA: 2, LANCZOS4: 8}
+_COEF_SCALE = 2048          # OpenCV's INTER_RESIZE_COEF_SCALE (11 bits)
+_DBL_EPSILON = np.finfo(np.float64).eps
+_FLT_EPSILON = np.finfo(np.float32).eps
+
+
+def _cubic(x: np.float32) -> list:
+    a = np.float32(-0.75)
+    one = np.float32(1)
+    c0 = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a
+    c1 = ((a + 2) * x - (a + 3)) * x * x + one
+    c2 = ((a + 2) * (one - x) - (a + 3)) * (one - x) * (one - x) + one
+    return [c0, c1, c2, one - c0 - c1 - c2]
+
+
+def _lanczos4(x: np.float32) -> list:
+    if x < _FLT_EPSILON:
+        return [np.float32(0)] * 3 + [np.float32(1)] + [np.float32(0)] * 4
+    s45 = math.sqrt(0.5)
+    cs = [(1, 0), (-s45, -s45), (0, 1), (s45, -s45), (-1, 0), (s45, s45), (0, -1), (-s45, s45)]
+    y0 = -(float(x) + 3) * math.pi * 0.25
+    s0, c0 = math.sin(y0), math.cos(y0)
+    coeffs = []
+    for i in range(8):
+        y = -(float(x) + 3 - i) * math.pi * 0.25
+        coeffs.append(np.float32((cs[i][0] * s0 + cs[i][1] * c0) / (y * y)))
+    total = np.float32(1) / np.float32(sum(coeffs, np.float32(0)))
+    return [c * total for c in coeffs]
+
+
+def _taps(interp: int, dst: int, src: int) -> list:
+    """(source start, weights) of each destination index, OpenCV's generic resize."""
+    inv = dst / src
+    scale = 1.0 / inv
+    ksize = _KSIZE[interp]
+    half = ksize // 2
+    rows = []
+    for d in range(dst):
+        if interp == AREA:  # AREA while enlarging: linear-like weights of its own
+            s = math.floor(d * scale)
+            f = np.float32((d + 1) - (s + 1) * inv)
+            f = np.float32(0) if f <= 0 else f - np.float32(math.floor(f))
+        else:
+            f = np.float32((d + 0.5) * scale - 0.5)
+            s = math.floor(f)
+            f = f - np.float32(s)
+        replicate = interp in (CUBIC, LANCZOS4)
+        if s < 0 and not replicate:
+            f, s = np.float32(0), 0
+        if s >= src - 1 and not replicate:
+            f, s = np.float32(0), src - 1
+        if interp == CUBIC:
+            w = _cubic(f)
+        elif interp == LANCZOS4:
+            w = _lanczos4(f)
+        else:
+            w = [np.float32(1) - f, f]
+        rows.append((s - half + 1, w))
+    return rows
+
+
+def _area_table(dst: int, src: int) -> np.ndarray:
+    """Pixel-area weights of a shrink by ``src / dst`` (each row sums to 1)."""
+    scale = src / dst
+    table = np.zeros((dst, src), np.float32)
+    for d in range(dst):
+        f1 = d * scale
+        f2 = f1 + scale
+        cell = min(scale, src - f1)
+        s1, s2 = math.ceil(f1), min(math.floor(f2), src - 1)
+        s1 = min(s1, s2)
+        if s1 - f1 > 1e-3:
+            table[d, s1 - 1] += np.float32((s1 - f1) / cell)
+        for s in range(s1, s2):
+            table[d, s] += np.float32(1.0 / cell)
+        if f2 - s2 > 1e-3:
+            table[d, s2] += np.float32(min(min(f2 - s2, 1.0), cell) / cell)
+    return table
+
+
+@lru_cache(maxsize=256)
+def _weights(interp: int, dst: int, src: int, fixed: bool) -> torch.Tensor:
+    """The (dst, src) weight matrix of one axis; int64 fixed-point weights for uint8."""
+    mat = np.zeros((dst, src), np.int64 if fixed else np.float64)
+    for d, (start, ws) in enumerate(_taps(interp, dst, src)):
+        for j, w in enumerate(ws):
+            # MXNet (OpenCV): taps beyond the edge read the edge pixel
+            s = min(max(start + j, 0), src - 1)
+            mat[d, s] += int(np.rint(np.float32(w) * _COEF_SCALE)) if fixed else float(w)
+    return torch.from_numpy(mat)
+
+
+def _scales(src_hw: tuple, dst_hw: tuple) -> tuple:
+    """(integer shrink factors or None) of OpenCV's fast pixel-area path."""
+    factors = []
+    for s, d in zip(src_hw, dst_hw):
+        scale = 1.0 / (d / s)
+        k = int(np.rint(scale))
+        factors.append(k if abs(scale - k) < _DBL_EPSILON else None)
+    return tuple(factors)
+
+
+def _nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    ys = [min(math.floor(i * (1.0 / (h / x.shape[0]))), x.shape[0] - 1) for i in range(h)]
+    xs = [min(math.floor(i * (1.0 / (w / x.shape[1]))), x.shape[1] - 1) for i in range(w)]
+    return x[torch.tensor(ys)][:, torch.tensor(xs)]
+
+
+def _area_shrink(x: torch.Tensor, h: int, w: int, fast: tuple) -> torch.Tensor:
+    """Average over source areas: whole blocks for integer factors, fractions otherwise."""
+    is_u8 = x.dtype == torch.uint8
+    if None not in fast:
+        fy, fx = fast
+        blocks = x[:h * fy, :w * fx].reshape(h, fy, w, fx, -1)
+        if is_u8:
+            total = blocks.to(torch.int64).sum(dim=(1, 3))
+            if (fy, fx) == (2, 2):  # OpenCV's 2x2 path rounds half up
+                return ((total + 2) >> 2).to(torch.uint8)
+            mean = total.to(torch.float32) * np.float32(1.0 / (fy * fx))
+            return torch.round(mean).clamp(0, 255).to(torch.uint8)
+        return blocks.sum(dim=(1, 3)) * (1.0 / (fy * fx))
+    wy = torch.from_numpy(_area_table(h, x.shape[0]))
+    wx = torch.from_numpy(_area_table(w, x.shape[1]))
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    out = torch.einsum("yh,hwc,xw->yxc", wy.to(acc), x.to(acc), wx.to(acc))
+    if is_u8:
+        return torch.round(out).clamp(0, 255).to(torch.uint8)
+    return out.to(x.dtype)
+
+
+@lru_cache(maxsize=256)
+def _fixed_taps(interp: int, dst: int, src: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(source rows, 11-bit integer weights) of each destination row, both (dst, ksize)."""
+    idx, wts = [], []
+    for start, ws in _taps(interp, dst, src):
+        idx.append([min(max(start + j, 0), src - 1) for j in range(len(ws))])
+        wts.append([int(np.rint(np.float32(w) * _COEF_SCALE)) for w in ws])
+    return torch.tensor(idx), torch.tensor(wts, dtype=torch.int64)
+
+
+def _vector_span(width: int, step: int, tail_step: int | None) -> int:
+    """How many leading row elements OpenCV's SSE2 loops handle (the rest is scalar)."""
+    x = 0
+    while x <= width - step:
+        x += step
+    while tail_step is not None and x < width - tail_step:
+        x += tail_step
+    return x
+
+
+def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
+    """The vertical pass over fixed-point rows, rounded as OpenCV 3.4 does on x86.
+
+    # MXNet (OpenCV): the scalar code rounds (sum + 2^21) >> 22; the SSE2 loops, which take
+    # the leading elements of each row, round differently: the 2-tap kernel drops 4 bits
+    # first and keeps the high 16 bits of each product, the 4-tap one sums in float32.
+    """
+    idx, wts = _fixed_taps(interp, h, rows.shape[0])
+    taps = rows[idx]                                      # (h, k, w, c)
+    b = wts[:, :, None, None]
+    exact = ((taps * b).sum(1) + (1 << 21)) >> 22
+    width = rows.shape[1] * rows.shape[2]
+    if interp in (LINEAR, AREA):
+        span = _vector_span(width, 16, 4)
+        hi = (((taps >> 4) * b) >> 16).sum(1)
+        vec = (hi + 2) >> 2
+    elif interp == CUBIC:
+        span = _vector_span(width, 8, None)
+        bf = (wts.to(torch.float32) * np.float32(1.0 / (1 << 22)))[:, :, None, None]
+        acc = taps[:, 0].to(torch.float32) * bf[:, 0]
+        for j in range(1, taps.shape[1]):
+            acc = acc + taps[:, j].to(torch.float32) * bf[:, j]
+        vec = torch.round(acc).to(torch.int64).clamp(-32768, 32767)
+    else:
+        return exact.clamp(0, 255).to(torch.uint8)
+    use_vec = (torch.arange(width) < span).reshape(1, rows.shape[1], rows.shape[2])
+    return torch.where(use_vec, vec, exact).clamp(0, 255).to(torch.uint8)
+
+
+def _separable(x: torch.Tensor, h: int, w: int, interp: int) -> torch.Tensor:
+    """Horizontal then vertical weighted sums (fixed point for uint8)."""
+    if x.dtype == torch.uint8:
+        wx = _weights(interp, w, x.shape[1], True)
+        rows = torch.einsum("hwc,xw->hxc", x.to(torch.int64), wx)
+        return _vertical_u8(rows, interp, h)
+    acc = torch.float64 if x.dtype in (torch.float64, torch.int32) else torch.float32
+    wy = _weights(interp, h, x.shape[0], False).to(acc)
+    wx = _weights(interp, w, x.shape[1], False).to(acc)
+    out = torch.einsum("yh,hwc,xw->yxc", wy, x.to(acc), wx)
+    if x.dtype == torch.int32:
+        return torch.round(out).to(torch.int32)
+    return out.to(x.dtype)
+
+
+def _resize_one(x: torch.Tensor, h: int, w: int, interp: int) -> torch.Tensor:
+    """Resize one HWC image to (h, w)."""
+    src_hw = (x.shape[0], x.shape[1])
+    if src_hw == (h, w):
+        return x.clone()
+    if interp == NEAREST:
+        return _nearest(x, h, w)
+    fast = _scales(src_hw, (h, w))
+    if interp == LINEAR and fast == (2, 2):
+        interp = AREA  # OpenCV: halving both axes linearly is pixel-area averaging
+    if interp == AREA and h <= src_hw[0] and w <= src_hw[1]:
+        return _area_shrink(x, h, w, fast)
+    return _separable(x, h, w, interp)
+
+
+def resize_hwc(data: torch.Tensor, w: int, h: int, interp: int, op: str) -> torch.Tensor:
+    """Resize an HWC image or an NHWC batch to (h, w) as cv::resize does."""
+    if data.dim() not in (3, 4):
+        raise MXNetError(f"Operator {op}: input image dimension should be 3 (HWC) or 4 "
+                         f"(NHWC), got shape {tuple(data.shape)}")
+    if w <= 0 or h <= 0:
+        raise MXNetError(f"Operator {op}: target size must be positive, got w={w}, h={h}")
+    if interp not in INTERP_NAMES:
+        raise MXNetError(f"Operator {op}: unknown interp method {interp} (0 nearest, "
+                         "1 bilinear, 2 bicubic, 3 area, 4 lanczos4)")
+    if data.dtype not in (torch.uint8, torch.float32, torch.float64, torch.int32):
+        raise MXNetError(f"Operator {op}: OpenCV resize does not support "
+                         f"{str(data.dtype).replace('torch.', '')} images")
+    if data.dim() == 3:
+        return _resize_one(data, h, w, interp)
+    return torch.stack([_resize_one(img, h, w, interp) for img in data])
