@@ -10,6 +10,7 @@ mxnet.operator import *`` also gives the helpers it imports (``symbol``, ``conte
 from __future__ import annotations
 
 import collections
+import ctypes  # noqa: F401 - MXNet's module exports it (tests cast monitor handles with it)
 import warnings
 
 import numpy as np

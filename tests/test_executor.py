@@ -171,7 +171,7 @@ def test_monitor_callback():
     seen.clear()
     exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     exe.forward()
-    assert "e_data" in seen
+    assert seen[:3] == ["x", "e_input0", "e_output"]   # as MXNet 1.9.1 names them
 
 
 def test_2_0_spellings_and_eval():
@@ -609,3 +609,38 @@ def test_reshape_shares_memory_with_the_original():
     big.arg_arrays[0][:] = 0
     assert exe.arg_arrays[0].asnumpy()[4].tolist() == [1] * 4
     assert big.arg_arrays[1] is exe.arg_arrays[1]
+
+
+def test_monitor_all_names_and_handles():
+    import ctypes
+    seen = []
+
+    def callback(name, arr):
+        # MXNet's callbacks get a handle: NDArray(ctypes.cast(arr, NDArrayHandle)) reads it
+        arr = mx.nd.NDArray(ctypes.cast(arr, mx.base.NDArrayHandle), writable=False)
+        seen.append((name, arr.shape))
+    data = mx.sym.var("data", shape=(2, 3))
+    fc = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+    with mx.name.NameManager():
+        net = mx.sym.Activation(fc, act_type="relu", name="act") + 1
+    exe = net.simple_bind(mx.cpu(), grad_req="null")
+    exe.set_monitor_callback(callback, monitor_all=True)
+    exe.forward()
+    # as MXNet 1.9.1 names them: a variable input by itself and as <node>_<input>; the
+    # inputs of operators MXNet gives no input names (Activation, unary, scalar) are inputN
+    assert [n for n, _ in seen] == [
+        "data", "fc_data", "fc_weight", "fc_weight", "fc_bias", "fc_bias", "fc_output",
+        "act_input0", "act_output", "_plusscalar0_input0", "_plusscalar0_output"]
+    assert seen[2] == ("fc_weight", (4, 3))
+    # a reshaped executor keeps the monitor
+    seen.clear()
+    exe.reshape(data=(1, 3)).forward()
+    assert seen[0] == ("data", (1, 3))
+
+
+def test_simple_bind_ignores_keywords_that_are_not_input_shapes():
+    s = mx.sym.exp(mx.sym.var("a"))
+    exe = s.simple_bind(mx.cpu(), a=(2, 3), axis=1, mode="clip", other=(4,))
+    assert exe.arg_dict["a"].shape == (2, 3)
+    with pytest.raises(TypeError, match="Arguments need to be shapes"):
+        s.infer_shape(a=(2, 3), axis=1)

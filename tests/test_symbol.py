@@ -427,3 +427,11 @@ def test_symbol_operator_methods_and_module_names():
     assert not hasattr(s, "erf")   # MXNet has no Symbol.erf
     from mxtorch.symbol.symbol import ones, power
     assert ones((2,)).infer_shape()[1] == [(2,)] and callable(power)
+
+
+def test_reshape_fills_an_unknown_input_dim_from_the_graph():
+    # the test_reshape holdout cases of MXNet 1.9.1
+    net = mx.sym.elemwise_add(mx.sym.var("data").reshape((-1, 2, 2, 1)),
+                              mx.sym.ones(shape=(30, 2, 2, 1)))
+    for holdout in ((2, 0, 5, 3), (0, 4, 5, 3)):
+        assert net.infer_shape(data=holdout)[0] == [(2, 4, 5, 3)]

@@ -176,8 +176,10 @@ class GraphProgram:
             ins = [env[(id(e.node), e.index)] for e in n.inputs]
             if taps is not None:
                 ins = taps.tap(n, ins)
-            if monitor_all:
-                for name, t in zip(n.input_names(), ins):
+            if monitor_all:   # MXNet: a variable input is reported by its own name too
+                for e, name, t in zip(n.inputs, n.op.monitor_input_names(n.parsed), ins):
+                    if e.node.is_variable:
+                        callback(e.node.name, t)
                     callback(f"{n.name}_{name}", t)
             if n.op.takes_subgraphs:
                 res = _bound(n, is_train, device)(*ins)

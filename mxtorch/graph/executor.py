@@ -449,6 +449,8 @@ class Executor:
                             for old, shape in zip(self.outputs, out_shapes)]
         if self._opt is not None:
             exe.optimize_for_inference(self._opt_consts, self._opt_backend)
+        if self._monitor is not None:   # MXNet: the monitor moves to the new executor
+            exe.set_monitor_callback(self._monitor, self._monitor_all)
         return exe
 
 
@@ -560,6 +562,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
                 **kwargs) -> Executor:
     """``Symbol.simple_bind``: infer shapes and dtypes, allocate arrays, bind."""
     ctx = default_ctx = ctx or current_context()
+    # MXNet: only the keywords that are shapes of the symbol's inputs count
+    inputs = set(sym.list_inputs())
+    kwargs = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list)) and k in inputs}
     arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer every argument shape from {kwargs}; "

@@ -149,6 +149,9 @@ def infer_shape(sym, args: tuple, kwargs: dict, partial: bool):
     An unknown shape is ``()`` and an unknown dimension 0; under NumPy shape semantics
     they are ``None`` and -1 (a partial result's 0 reads as unknown there).
     """
+    for k, v in list(enumerate(args)) + list(kwargs.items()):
+        if v is not None and not isinstance(v, (tuple, list)):
+            raise TypeError(f"Arguments need to be shapes (tuple), but '{k}' is {type(v)}.")
     known = {k: _unknown_as_zero(v) for k, v in _collect(sym, args, kwargs).items()}
     shapes = infer_graph_shapes(sym._outputs, known)
     nodes = topo_order(sym._outputs)

@@ -5,7 +5,9 @@ argument array, a module's parameter and a kvstore buffer can be the same storag
 """
 from __future__ import annotations
 
+import ctypes
 import numbers
+import weakref
 from typing import Sequence
 
 import numpy as np
@@ -69,10 +71,18 @@ class NDArray:
         if handle is None:
             handle = torch.empty(0)
         elif not isinstance(handle, torch.Tensor):
-            raise MXNetError("NDArray wraps a torch.Tensor; use mx.nd.array() to create one")
+            src = _from_handle(handle)
+            handle, ctx = src._t, ctx if ctx is not None else src._ctx
         self._t = handle
         self._ctx = ctx if ctx is not None else context_of_device(handle.device)
         self._ag = None
+
+    @property
+    def _as_parameter_(self) -> ctypes.c_void_p:
+        """The array as a C handle, for MXNet code that casts what a monitor callback gets
+        (``NDArray(ctypes.cast(arr, NDArrayHandle))`` gives the same array back)."""
+        _BY_ADDRESS[id(self)] = self
+        return ctypes.c_void_p(id(self))
 
     # ------------------------------------------------------------------ properties
     @property
@@ -387,6 +397,20 @@ def _unpickle_ndarray(record: bytes) -> NDArray:
 _new = object.__new__
 _F32, _F64 = torch.float32, torch.float64
 _PY_SCALARS = frozenset({int, float})
+
+
+# arrays by the address their ``_as_parameter_`` handed out (while they are alive)
+_BY_ADDRESS: "weakref.WeakValueDictionary[int, NDArray]" = weakref.WeakValueDictionary()
+
+
+def _from_handle(handle) -> "NDArray":
+    """The live array behind a handle from ``_as_parameter_`` (MXNet's NDArrayHandle)."""
+    address = handle.value if isinstance(handle, ctypes.c_void_p) else handle
+    arr = _BY_ADDRESS.get(address) if isinstance(address, int) else None
+    if arr is None:
+        raise MXNetError("NDArray wraps a torch.Tensor or the handle of a live NDArray; use "
+                         "mx.nd.array() to create one")
+    return arr
 
 
 def _wrap(t: torch.Tensor, ctx: Context | None) -> NDArray:

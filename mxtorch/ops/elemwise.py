@@ -258,7 +258,7 @@ def _unary_compute(fn: Fn) -> Fn:
 for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
     for _name, _fn, _aliases in _rows:
         register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
-                       infer_shape=same_shape_infer,
+                       infer_shape=same_shape_infer, listed_inputs=False,
                        doc=f"Elementwise {_name} of the input."))
 
 
@@ -581,7 +581,7 @@ _TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
-                   aliases=_saliases, infer_shape=same_shape_infer,
+                   aliases=_saliases, infer_shape=same_shape_infer, listed_inputs=False,
                    doc=f"{_sname}: array-scalar operation."))
 
 

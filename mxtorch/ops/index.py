@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from .failure import failed
 from .params import Bool, Dtype, Enum, Float, Int, Shape
 from .registry import OpDef, register
 from .tensor_util import torch_dtype
@@ -39,9 +40,15 @@ def _take_compute(attrs, a, indices):
     elif attrs.mode == "wrap":
         idx = torch.remainder(idx, n)
     elif idx.device.type != "meta" and bool(((idx < 0) | (idx >= n)).any()):
-        # MXNet: mode='raise' rejects any index outside [0, n), negative ones included.
-        raise MXNetError(f"Operator take: indices out of bound for axis {attrs.axis} of "
-                         f"size {n} (mode='raise')")
+        # MXNet: mode='raise' rejects any index outside [0, n), negative ones included;
+        # the kernel's check is reported where the result is waited for
+        out = _take_rows(a, dim, idx.clamp(0, n - 1))
+        return failed(MXNetError(f"Operator take: indices out of bound for axis "
+                                 f"{attrs.axis} of size {n} (mode='raise')"), out)
+    return _take_rows(a, dim, idx)
+
+
+def _take_rows(a, dim: int, idx):
     out = torch.index_select(a, dim, idx.reshape(-1))
     return out.reshape(a.shape[:dim] + idx.shape + a.shape[dim + 1:])
 

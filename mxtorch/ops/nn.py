@@ -660,6 +660,7 @@ def _act_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 register(OpDef(
     "Activation", _act_compute, work=tuning.elements,
     params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))], infer_shape=same_shape_infer,
+    listed_inputs=False,
     doc="Applies an activation function element-wise to the input.\n\n"
         "act_type: relu, sigmoid, softrelu (log(1 + exp(x))), softsign (x / (1 + |x|)), tanh."))
 

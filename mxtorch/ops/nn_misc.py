@@ -195,7 +195,7 @@ def _softmax_activation(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 register(OpDef(
     "SoftmaxActivation", _softmax_activation, work=tuning.elements,
     params=[Enum("mode", ("channel", "instance"), "instance",
-                 "Softmax per instance or across channels")],
+                 "Softmax per instance or across channels")], listed_inputs=False,
     doc="""Softmax activation (deprecated in MXNet in favour of ``softmax``).
 
 Parameters

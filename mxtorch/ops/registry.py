@@ -58,7 +58,8 @@ class OpDef:
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None, differentiable: bool = True,
                  zero_grad: bool = False, input_inits: dict[str, str] | None = None,
-                 deterministic: bool | Callable[[Any], bool] = True):
+                 deterministic: bool | Callable[[Any], bool] = True,
+                 listed_inputs: bool = True):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -102,6 +103,9 @@ class OpDef:
         # deterministic=False (or a function of the attributes): the outputs depend on more
         # than the inputs (random numbers, state), so two such nodes never merge (CSE)
         self._deterministic = deterministic
+        # listed_inputs=False: MXNet declares no input names for the operator (only
+        # argument docs), so its executor's monitor calls the inputs input0, input1, ...
+        self.listed_inputs = listed_inputs
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -191,6 +195,11 @@ class OpDef:
             n = self.num_outputs(attrs)
             return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
         return list(names(attrs) if callable(names) else names)
+
+    def monitor_input_names(self, attrs: Any) -> list[str]:
+        """The input names an executor's monitor reports (``<node>_<name>``)."""
+        names = self.input_names(attrs)
+        return names if self.listed_inputs else [f"input{i}" for i in range(len(names))]
 
     def is_deterministic(self, attrs: Any) -> bool:
         """Whether the outputs are a function of the inputs and attributes alone."""

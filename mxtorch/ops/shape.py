@@ -158,14 +158,18 @@ def _reshape_compute(attrs, x):
     return x.reshape(_reshape_out(attrs, tuple(x.shape)))
 
 
-def _reshape_infer(attrs, shapes):
-    """Forward inference, and back-filling one unknown input dim from a known output."""
+def _reshape_infer(attrs, shapes, out_shapes=None):
+    """Forward inference, and back-filling one unknown input dim from a known output (the
+    one computed, or the one the graph knows)."""
     (d,) = shapes
     if d is None or not attrs.shape:
         return shapes, [None]
     if 0 not in d:
         return shapes, [_reshape_out(attrs, d)]
     out = reshape_target(d, attrs.shape, attrs.reverse)
+    given = (out_shapes or [None])[0]
+    if 0 in out and given is not None and 0 not in given and len(given) == len(out):
+        out = tuple(given)
     if d.count(0) == 1 and 0 not in out:
         known = math.prod(x for x in d if x)
         d = tuple(math.prod(out) // known if x == 0 else x for x in d)
