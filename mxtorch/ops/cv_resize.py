@@ -28,59 +28,60 @@ _DBL_EPSILON = np.finfo(np.float64).eps
 _FLT_EPSILON = np.finfo(np.float32).eps
 
 
-def _cubic(x: np.float32) -> list:
-    a = np.float32(-0.75)
-    one = np.float32(1)
+def _cubic(x: np.ndarray) -> np.ndarray:
+    """OpenCV's bicubic weights (A = -0.75) of fractions ``x``, float32, (n, 4)."""
+    a, one = np.float32(-0.75), np.float32(1)
     c0 = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a
     c1 = ((a + 2) * x - (a + 3)) * x * x + one
     c2 = ((a + 2) * (one - x) - (a + 3)) * (one - x) * (one - x) + one
-    return [c0, c1, c2, one - c0 - c1 - c2]
+    return np.stack([c0, c1, c2, one - c0 - c1 - c2], -1)
 
 
-def _lanczos4(x: np.float32) -> list:
-    if x < _FLT_EPSILON:
-        return [np.float32(0)] * 3 + [np.float32(1)] + [np.float32(0)] * 4
+def _lanczos4(x: np.ndarray) -> np.ndarray:
+    """OpenCV's Lanczos weights over 8 taps of fractions ``x``, float32, (n, 8)."""
     s45 = math.sqrt(0.5)
     cs = [(1, 0), (-s45, -s45), (0, 1), (s45, -s45), (-1, 0), (s45, s45), (0, -1), (-s45, s45)]
-    y0 = -(float(x) + 3) * math.pi * 0.25
-    s0, c0 = math.sin(y0), math.cos(y0)
-    coeffs = []
-    for i in range(8):
-        y = -(float(x) + 3 - i) * math.pi * 0.25
-        coeffs.append(np.float32((cs[i][0] * s0 + cs[i][1] * c0) / (y * y)))
-    total = np.float32(1) / np.float32(sum(coeffs, np.float32(0)))
-    return [c * total for c in coeffs]
+    xd = x.astype(np.float64)
+    y0 = -(xd + 3) * math.pi * 0.25
+    s0, c0 = np.sin(y0), np.cos(y0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cols = [((cs[i][0] * s0 + cs[i][1] * c0) / (-(xd + 3 - i) * math.pi * 0.25) ** 2)
+                .astype(np.float32) for i in range(8)]
+    total = np.zeros_like(x)
+    for col in cols:           # float32, summed in order as OpenCV does
+        total = total + col
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.stack(cols, -1) * (np.float32(1) / total)[:, None]
+    exact = x < _FLT_EPSILON   # an integer position takes the pixel itself
+    out[exact] = np.eye(8, dtype=np.float32)[3]
+    return out
 
 
-def _taps(interp: int, dst: int, src: int) -> list:
-    """(source start, weights) of each destination index, OpenCV's generic resize."""
+def _taps(interp: int, dst: int, src: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first source index, float32 weights (dst, ksize)) of each destination index."""
     inv = dst / src
     scale = 1.0 / inv
-    ksize = _KSIZE[interp]
-    half = ksize // 2
-    rows = []
-    for d in range(dst):
-        if interp == AREA:  # AREA while enlarging: linear-like weights of its own
-            s = math.floor(d * scale)
-            f = np.float32((d + 1) - (s + 1) * inv)
-            f = np.float32(0) if f <= 0 else f - np.float32(math.floor(f))
-        else:
-            f = np.float32((d + 0.5) * scale - 0.5)
-            s = math.floor(f)
-            f = f - np.float32(s)
-        replicate = interp in (CUBIC, LANCZOS4)
-        if s < 0 and not replicate:
-            f, s = np.float32(0), 0
-        if s >= src - 1 and not replicate:
-            f, s = np.float32(0), src - 1
-        if interp == CUBIC:
-            w = _cubic(f)
-        elif interp == LANCZOS4:
-            w = _lanczos4(f)
-        else:
-            w = [np.float32(1) - f, f]
-        rows.append((s - half + 1, w))
-    return rows
+    d = np.arange(dst, dtype=np.float64)
+    if interp == AREA:  # AREA while enlarging: linear-like weights of its own
+        s = np.floor(d * scale)
+        f = ((d + 1) - (s + 1) * inv).astype(np.float32)
+        f = np.where(f <= 0, np.float32(0), f - np.floor(f)).astype(np.float32)
+    else:
+        f = ((d + 0.5) * scale - 0.5).astype(np.float32)
+        s = np.floor(f)
+        f = (f - s.astype(np.float32)).astype(np.float32)
+    s = s.astype(np.int64)
+    if interp not in (CUBIC, LANCZOS4):  # MXNet (OpenCV): the edges clamp the position
+        low, high = s < 0, s >= src - 1
+        f = np.where(low | high, np.float32(0), f)
+        s = np.where(low, 0, np.where(high, src - 1, s))
+    if interp == CUBIC:
+        w = _cubic(f)
+    elif interp == LANCZOS4:
+        w = _lanczos4(f)
+    else:
+        w = np.stack([np.float32(1) - f, f], -1)
+    return s - _KSIZE[interp] // 2 + 1, w.astype(np.float32)
 
 
 def _area_table(dst: int, src: int) -> np.ndarray:
@@ -103,14 +104,13 @@ def _area_table(dst: int, src: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
-def _weights(interp: int, dst: int, src: int, fixed: bool) -> torch.Tensor:
-    """The (dst, src) weight matrix of one axis; int64 fixed-point weights for uint8."""
-    mat = np.zeros((dst, src), np.int64 if fixed else np.float64)
-    for d, (start, ws) in enumerate(_taps(interp, dst, src)):
-        for j, w in enumerate(ws):
-            # MXNet (OpenCV): taps beyond the edge read the edge pixel
-            s = min(max(start + j, 0), src - 1)
-            mat[d, s] += int(np.rint(np.float32(w) * _COEF_SCALE)) if fixed else float(w)
+def _weights(interp: int, dst: int, src: int) -> torch.Tensor:
+    """The (dst, src) float64 weight matrix of one axis."""
+    start, w = _taps(interp, dst, src)
+    mat = np.zeros((dst, src), np.float64)
+    # MXNet (OpenCV): taps beyond the edge read the edge pixel
+    idx = np.clip(start[:, None] + np.arange(w.shape[1]), 0, src - 1)
+    np.add.at(mat, (np.arange(dst)[:, None].repeat(w.shape[1], 1), idx), w.astype(np.float64))
     return torch.from_numpy(mat)
 
 
@@ -125,9 +125,11 @@ def _scales(src_hw: tuple, dst_hw: tuple) -> tuple:
 
 
 def _nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    ys = [min(math.floor(i * (1.0 / (h / x.shape[0]))), x.shape[0] - 1) for i in range(h)]
-    xs = [min(math.floor(i * (1.0 / (w / x.shape[1]))), x.shape[1] - 1) for i in range(w)]
-    return x[torch.tensor(ys)][:, torch.tensor(xs)]
+    """OpenCV's nearest neighbour: source index floor(d * src / dst), clamped."""
+    def index(dst: int, src: int) -> torch.Tensor:
+        pos = np.floor(np.arange(dst) * (1.0 / (dst / src))).astype(np.int64)
+        return torch.from_numpy(np.minimum(pos, src - 1))
+    return x.index_select(0, index(h, x.shape[0])).index_select(1, index(w, x.shape[1]))
 
 
 def _area_shrink(x: torch.Tensor, h: int, w: int, fast: tuple) -> torch.Tensor:
@@ -155,11 +157,10 @@ def _area_shrink(x: torch.Tensor, h: int, w: int, fast: tuple) -> torch.Tensor:
 @lru_cache(maxsize=256)
 def _fixed_taps(interp: int, dst: int, src: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(source rows, 11-bit integer weights) of each destination row, both (dst, ksize)."""
-    idx, wts = [], []
-    for start, ws in _taps(interp, dst, src):
-        idx.append([min(max(start + j, 0), src - 1) for j in range(len(ws))])
-        wts.append([int(np.rint(np.float32(w) * _COEF_SCALE)) for w in ws])
-    return torch.tensor(idx), torch.tensor(wts, dtype=torch.int64)
+    start, w = _taps(interp, dst, src)
+    idx = np.clip(start[:, None] + np.arange(w.shape[1]), 0, src - 1)
+    wts = np.rint(w * np.float32(_COEF_SCALE)).astype(np.int64)
+    return torch.from_numpy(idx), torch.from_numpy(wts)
 
 
 def _vector_span(width: int, step: int, tail_step: int | None) -> int:
@@ -172,6 +173,27 @@ def _vector_span(width: int, step: int, tail_step: int | None) -> int:
     return x
 
 
+def _tap_sum(x: torch.Tensor, idx: torch.Tensor, wts: torch.Tensor, axis: int) -> torch.Tensor:
+    """sum_j x[idx[:, j]] * wts[:, j] along ``axis`` (0 rows, 1 columns)."""
+    shape = (-1, 1, 1) if axis == 0 else (1, -1, 1)
+    total = None
+    for j in range(idx.shape[1]):
+        term = x.index_select(axis, idx[:, j]) * wts[:, j].reshape(shape)
+        total = term if total is None else total + term
+    return total
+
+
+def _tap_sum_2d(rows: torch.Tensor, idx: torch.Tensor, wts: torch.Tensor,
+                shift: int = 0) -> torch.Tensor:
+    """sum_j (rows[idx[:, j]] * wts[:, j]) >> shift for (rows, elements), in order of j."""
+    total = None
+    for j in range(idx.shape[1]):
+        term = rows.index_select(0, idx[:, j]) * wts[:, j, None]
+        term = term >> shift if shift else term
+        total = term if total is None else total + term
+    return total
+
+
 def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
     """The vertical pass over fixed-point rows, rounded as OpenCV 3.4 does on x86.
 
@@ -180,36 +202,41 @@ def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
     # first and keeps the high 16 bits of each product, the 4-tap one sums in float32.
     """
     idx, wts = _fixed_taps(interp, h, rows.shape[0])
-    taps = rows[idx]                                      # (h, k, w, c)
-    b = wts[:, :, None, None]
-    exact = ((taps * b).sum(1) + (1 << 21)) >> 22
     width = rows.shape[1] * rows.shape[2]
     if interp in (LINEAR, AREA):
         span = _vector_span(width, 16, 4)
-        hi = (((taps >> 4) * b) >> 16).sum(1)
-        vec = (hi + 2) >> 2
     elif interp == CUBIC:
         span = _vector_span(width, 8, None)
-        bf = (wts.to(torch.float32) * np.float32(1.0 / (1 << 22)))[:, :, None, None]
-        acc = taps[:, 0].to(torch.float32) * bf[:, 0]
-        for j in range(1, taps.shape[1]):
-            acc = acc + taps[:, j].to(torch.float32) * bf[:, j]
-        vec = torch.round(acc).to(torch.int64).clamp(-32768, 32767)
     else:
-        return exact.clamp(0, 255).to(torch.uint8)
-    use_vec = (torch.arange(width) < span).reshape(1, rows.shape[1], rows.shape[2])
-    return torch.where(use_vec, vec, exact).clamp(0, 255).to(torch.uint8)
+        span = 0
+    flat = rows.reshape(rows.shape[0], width)
+    out = torch.empty((h, width), dtype=torch.uint8)
+    if span:
+        head = flat[:, :span]
+        if interp == CUBIC:
+            bf = wts.to(torch.float32) * np.float32(1.0 / (1 << 22))
+            vec = torch.round(_tap_sum_2d(head.to(torch.float32), idx, bf))
+        else:  # the shift by 4 is taken on the (fewer) source rows
+            vec = (_tap_sum_2d(head >> 4, idx, wts.to(head.dtype), shift=16) + 2) >> 2
+        out[:, :span] = vec.clamp_(0, 255)
+    if span < width:
+        tail = _tap_sum_2d(flat[:, span:], idx, wts.to(rows.dtype))
+        out[:, span:] = ((tail + (1 << 21)) >> 22).clamp_(0, 255)
+    return out.reshape(h, rows.shape[1], rows.shape[2])
 
 
 def _separable(x: torch.Tensor, h: int, w: int, interp: int) -> torch.Tensor:
     """Horizontal then vertical weighted sums (fixed point for uint8)."""
     if x.dtype == torch.uint8:
-        wx = _weights(interp, w, x.shape[1], True)
-        rows = torch.einsum("hwc,xw->hxc", x.to(torch.int64), wx)
+        idx, wts = _fixed_taps(interp, w, x.shape[1])
+        # 2-tap sums stay below 2^31 (weights add up to 2^11 in each pass, 2^22 in both);
+        # wider kernels with negative lobes may not
+        acc = torch.int32 if interp in (LINEAR, AREA) else torch.int64
+        rows = _tap_sum(x.to(acc), idx, wts.to(acc), 1)
         return _vertical_u8(rows, interp, h)
     acc = torch.float64 if x.dtype in (torch.float64, torch.int32) else torch.float32
-    wy = _weights(interp, h, x.shape[0], False).to(acc)
-    wx = _weights(interp, w, x.shape[1], False).to(acc)
+    wy = _weights(interp, h, x.shape[0]).to(acc)
+    wx = _weights(interp, w, x.shape[1]).to(acc)
     out = torch.einsum("yh,hwc,xw->yxc", wy, x.to(acc), wx)
     if x.dtype == torch.int32:
         return torch.round(out).to(torch.int32)
