@@ -83,11 +83,9 @@ def test_grad_req_write_add_null():
         y.bind(mx.cpu(), args, args_grad=grads, grad_req="sometimes")
 
 
-def test_backward_without_forward_and_bad_kwargs():
+def test_bad_forward_kwargs():
     x = mx.sym.var("x")
     exe = (x * 2).simple_bind(mx.cpu(), x=(2,))
-    with pytest.raises(MXNetError, match="forward"):
-        exe.backward()
     with pytest.raises(TypeError, match="Unknown argument"):
         exe.forward(y=mx.nd.array([1, 2]))
     with pytest.raises(ValueError, match="Shape not match"):
@@ -644,3 +642,18 @@ def test_simple_bind_ignores_keywords_that_are_not_input_shapes():
     assert exe.arg_dict["a"].shape == (2, 3)
     with pytest.raises(TypeError, match="Arguments need to be shapes"):
         s.infer_shape(a=(2, 3), axis=1)
+
+
+def test_backward_without_forward_and_extra_head_gradients():
+    data = mx.sym.var("data")
+    net = mx.sym.repeat(data, repeats=2, axis=0)
+    grad = mx.nd.zeros((2, 3))
+    exe = net.bind(mx.cpu(), args=[mx.nd.ones((2, 3))], args_grad=[grad])
+    # MXNet runs a backward without a forward before it (on the forward buffers)
+    head = np.arange(12, dtype=np.float32).reshape(4, 3)
+    exe.backward(mx.nd.array(head))
+    np.testing.assert_array_equal(grad.asnumpy(), head[0::2] + head[1::2])
+    # head gradients beyond the outputs are ignored, as in MXNet
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((4, 3)), mx.nd.ones((7,))])
+    np.testing.assert_array_equal(grad.asnumpy(), np.full((2, 3), 2.0))

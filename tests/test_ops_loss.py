@@ -413,3 +413,19 @@ def test_ctc_loss_structure_and_errors():
         mx.nd.CTCLoss(_ones((5, 4)), _ones((2, 2)))
     with pytest.raises(MXNetError, match="CTCLoss"):
         mx.nd.CTCLoss(_ones((5, 2, 4)), _ones((3, 2)))
+
+
+def test_softmax_output_probability_labels():
+    # MXNet: a label of the data's shape is a probability target: grad = softmax - label
+    x = np.array([[1.0, 6.0, 4.0, 2.0], [0.5, 0.0, -1.0, 2.0]], dtype=np.float32)
+    p = np.full((2, 4), 0.25, dtype=np.float32)
+    data, label = mx.sym.var("x"), mx.sym.var("l")
+    sym = mx.sym.SoftmaxOutput(data=data, label=label, grad_scale=2.0)
+    assert sym.infer_shape(x=(2, 4), l=(2, 4)) == ([(2, 4), (2, 4)], [(2, 4)], [])
+    grad = mx.nd.zeros((2, 4))
+    exe = sym.bind(mx.cpu(), args=[mx.nd.array(x), mx.nd.array(p)], args_grad={"x": grad})
+    exe.forward(is_train=True)
+    exe.backward()
+    e = np.exp(x - x.max(1, keepdims=True))
+    soft = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(grad.asnumpy(), 2.0 * (soft - p), rtol=1e-5, atol=1e-6)

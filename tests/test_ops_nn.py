@@ -567,3 +567,13 @@ def test_meta_forward_shapes():
     out = registry.get("LeakyReLU").run(registry.get("LeakyReLU").parse_attrs(
         {"act_type": "rrelu"}), [t], is_train=True)
     assert out.shape == (2, 3)
+
+
+def test_pooling_same_convention_takes_a_zero_pad_of_any_length():
+    x = np.random.RandomState(0).rand(1, 1, 10).astype(np.float32)
+    out = mx.nd.Pooling(mx.nd.array(x), kernel=2, stride=2, pad=(0, 0, 0), pool_type="max",
+                        pooling_convention="same")
+    np.testing.assert_array_equal(out.asnumpy(), x.reshape(1, 1, 5, 2).max(-1))
+    with pytest.raises(MXNetError, match="disables the use of pad"):
+        mx.nd.Pooling(mx.nd.array(x), kernel=2, stride=2, pad=(1,), pool_type="max",
+                      pooling_convention="same")

@@ -273,11 +273,14 @@ class Executor:
         if not self._grad_slots:
             return
         step = self._step
+        if step is None and not self._leaves:
+            # MXNet: a backward with no training forward before it runs on whatever the
+            # forward buffers hold; here that forward runs, on the current inputs
+            self.forward(is_train=True)
+            step = self._step
         if step is not None:
             self._hand_over(step.backward(self._head_grads(out_grads, step)[1]), step.fresh)
             return
-        if not self._leaves:
-            raise MXNetError("backward: call forward() before backward()")
         heads, grads = self._head_grads(out_grads)
         if heads:
             res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True,
@@ -329,7 +332,7 @@ class Executor:
         elif isinstance(out_grads, dict):
             given = [out_grads.get(n) for n in self._output_names]
         else:
-            given = list(out_grads)
+            given = list(out_grads)[:len(outs)]   # MXNet: extra head gradients are unused
         if len(given) != len(outs):
             raise MXNetError(f"backward: {len(given)} head gradients given for "
                              f"{len(outs)} outputs")

@@ -50,7 +50,7 @@ def _check_softmax_label(attrs: Any, dshape: tuple, lshape: tuple) -> None:
         raise MXNetError(f"Operator SoftmaxOutput: multi_output needs data with at least 2 "
                          f"dimensions, got data shape {dshape}")
     allowed = _softmax_label_shape(attrs, dshape)
-    if tuple(lshape) not in allowed:
+    if tuple(lshape) not in allowed and tuple(lshape) != tuple(dshape):
         expect = " or ".join(str(s) for s in dict.fromkeys(allowed))
         raise MXNetError(f"Operator SoftmaxOutput: label shape {tuple(lshape)} is inconsistent "
                          f"with data shape {tuple(dshape)}; expected {expect}")
@@ -96,6 +96,10 @@ def _class_ids(k: int, device: torch.device) -> torch.Tensor:
 
 def _softmax_output_grad(attrs: Any, out: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
     """(softmax - target) * grad_scale / norm, MXNet's SoftmaxOutput backward."""
+    if label.shape == out.shape:
+        # MXNet: a label of the data's shape holds probabilities (no normalization)
+        grad = (out - label.to(out.dtype)) * attrs.grad_scale
+        return grad * out if attrs.out_grad else grad
     if (out.dim() == 2 and not attrs.multi_output and not attrs.use_ignore
             and not attrs.out_grad and attrs.smooth_alpha <= 0
             and attrs.normalization != "valid"):

@@ -462,7 +462,11 @@ def _pool_cfg(attrs: Any, shape: tuple) -> _PoolCfg:
             raise _err("Pooling", f"kernel {kernel} needs input data "
                        f"{_DATA_DESC.get(len(kernel), 'of 3 to 5 dims')}, got shape {shape}")
         stride = _spatial_param("Pooling", "stride", attrs.stride, nd, 1)
-        pad = _spatial_param("Pooling", "pad", attrs.pad, nd, 0)
+        if conv == "same":   # MXNet: only checks the pad is zero, whatever its length
+            _check_same(attrs, nd, tuple(attrs.pad))
+            pad = (0,) * nd
+        else:
+            pad = _spatial_param("Pooling", "pad", attrs.pad, nd, 0)
         if any(v <= 0 for v in kernel + stride):
             raise _err("Pooling", f"kernel {kernel} and stride {stride} must be positive")
     if conv == "same":
