@@ -223,3 +223,24 @@ def test_remembered_inference_still_reports_errors():
         with pytest.raises(mx.base.MXNetError):
             dot.infer_shape(a=(2, 3), b=(4, 5))
     assert dot.infer_shape(a=(2, 3), b=(3, 5))[1] == [(2, 5)]
+
+
+def test_graphs_with_shapes_inferred_at_run_time_share_code_per_inferred_shape():
+    # MXNet: a creation node of shape (0, 3) takes its batch size from the graph (an RNN's
+    # begin state); the program is specialized for the shape it gets
+    data, other = mx.sym.var("data"), mx.sym.var("other")
+    net = mx.sym.Group([mx.sym.zeros(shape=(0, 3)) + data,
+                        mx.sym.FullyConnected(other, num_hidden=2, no_bias=True)])
+    outs = []
+    for batch, width in ((2, 4), (2, 6), (5, 4)):
+        exe = net.simple_bind(mx.cpu(), data=(batch, 3), other=(4, width), grad_req="null")
+        exe.arg_dict["data"][:] = np.arange(batch * 3).reshape(batch, 3)
+        exe.arg_dict["other"][:] = 1
+        exe.arg_dict[net.list_arguments()[2]][:] = 0.5
+        got = exe.forward()
+        np.testing.assert_array_equal(got[0].asnumpy(), np.arange(batch * 3).reshape(batch, 3))
+        np.testing.assert_array_equal(got[1].asnumpy(), np.full((4, 2), 0.5 * width))
+        outs.append(exe._program._modules)
+    assert outs[0] is outs[1] is outs[2]
+    built = {id(m) for m in outs[0].values()}
+    assert len(built) == 2      # one for batch 2 (whatever the other width), one for 5

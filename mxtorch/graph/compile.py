@@ -103,7 +103,13 @@ class GraphProgram:
         key = (bool(is_train), device, in_shapes, self.channels_last)
         gm = self._modules.get(key)
         if gm is None:
-            gm = self._build(bool(is_train), device, self._fill_shapes(in_shapes))
+            filled = self._fill_shapes(in_shapes)
+            # input shapes that give the deferred nodes the same shapes share the code
+            same = (bool(is_train), device, self.channels_last,
+                    tuple(filled.get(id(n)) for n in self._deferred)) if filled else key
+            gm = self._modules.get(same)
+            if gm is None:
+                gm = self._modules[same] = self._build(bool(is_train), device, filled)
             self._modules[key] = gm
         return gm
 
