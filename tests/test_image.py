@@ -309,3 +309,20 @@ def test_image_resize_uint8_follows_opencv():
          [29, 30, 33, 35, 37, 38], [37, 39, 41, 43, 45, 47]]
     with pytest.raises(MXNetError, match="float16"):
         mx.nd.image.resize(mx.nd.ones((4, 4, 3), dtype="float16"), size=2)
+
+
+def test_rotation_transforms():
+    img = _ramp_image()
+    np.testing.assert_allclose(T.Rotate(20)(img).asnumpy(), image.imrotate(img, 20).asnumpy())
+    assert T.RandomRotation((-5, 5), rotate_with_proba=0)(img) is img
+    np.random.seed(4)
+    out = T.RandomRotation((-5, 5))(mx.nd.stack(img, img))
+    np.random.seed(4)
+    np.random.random()
+    angles = np.random.uniform(-5, 5, size=2)
+    np.testing.assert_allclose(out.asnumpy(), image.imrotate(mx.nd.stack(img, img),
+                                                             mx.nd.array(angles)).asnumpy())
+    with pytest.raises(ValueError, match="ordered"):
+        T.RandomRotation((5, -5))
+    with pytest.raises(TypeError, match="float32"):
+        T.Rotate(10)(img.astype("float64"))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 from .... import image
@@ -11,7 +13,7 @@ from ....base import numeric_types
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CropResize",
            "CenterCrop", "Resize", "RandomFlipLeftRight", "RandomFlipTopBottom",
            "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
-           "RandomColorJitter", "RandomLighting", "RandomApply"]
+           "RandomColorJitter", "RandomLighting", "RandomApply", "Rotate", "RandomRotation"]
 
 
 class Compose(Sequential):
@@ -220,6 +222,65 @@ class RandomLighting(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return F.image.random_lighting(x, self._alpha)
+
+
+class Rotate(Block):
+    """Rotate the input image(s) by a fixed angle, keeping their shape.
+
+    Parameters
+    ----------
+    rotation_degrees : float
+        The angle in degrees.
+    zoom_in : bool
+        Zoom in so that no padding shows in the output.
+    zoom_out : bool
+        Zoom out so that the whole input stays in the output.
+
+    Inputs: a float32 CHW image or NCHW batch. Outputs: the same shape.
+    """
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. "
+                            "Consider calling it after ToTensor")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate the input image(s) by an angle drawn uniformly from ``angle_limits``.
+
+    Parameters
+    ----------
+    angle_limits : tuple of float
+        (lower, upper) angles in degrees, lower < upper.
+    zoom_in, zoom_out : bool
+        As in :class:`Rotate`.
+    rotate_with_proba : float
+        Probability of rotating at all (the input is returned unchanged otherwise).
+    """
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        # MXNet: the draw comes from NumPy's global generator
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. "
+                            "Consider calling it after ToTensor")
+        return image.random_rotate(x, *self._args)
 
 
 class RandomApply(Sequential):
