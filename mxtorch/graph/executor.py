@@ -159,21 +159,7 @@ class Executor:
         leaves = []
         self._step = self._gate = None
         if self._grad_slots:
-            gate = None
-            if self._trace and is_train and self._monitor is None:
-                gate = self._signature_gate(tensors)
-                self._step = gate.compiled
-            if self._step is not None:
-                start = time.perf_counter()
-                outs = self._step.forward(tensors)
-            elif gate is None or gate.final:
-                outs = self._record(tensors, leaves, device, is_train)
-            else:
-                outs = self._plain_training_step(gate, tensors, leaves, device)
-            if gate is not None and not gate.final:
-                self._gate = gate
-                if self._step is not None:
-                    gate.charge(time.perf_counter() - start, new_run=True)
+            outs = self._forward_for_backward(tensors, leaves, device, is_train)
         else:
             with torch.no_grad():
                 outs = None
@@ -186,6 +172,26 @@ class Executor:
         self._out_tensors = outs
         self._set_outputs(outs)
         return self.outputs
+
+    def _forward_for_backward(self, tensors, leaves: list, device, is_train: bool):
+        """A forward a backward may follow: the traced step of this input signature where
+        one runs, else autograd's, timed for the signature's gate (which decides when
+        tracing pays) while it has not decided for good."""
+        gate = None
+        if self._trace and is_train and self._monitor is None:
+            gate = self._signature_gate(tensors)
+            self._step = gate.compiled
+        if self._step is not None:
+            start = time.perf_counter()
+            outs = self._step.forward(tensors)
+            if not gate.final:
+                self._gate = gate
+                gate.charge(time.perf_counter() - start, new_run=True)
+            return outs
+        if gate is None or gate.final:
+            return self._record(tensors, leaves, device, is_train)
+        self._gate = gate
+        return self._plain_training_step(gate, tensors, leaves, device)
 
     def _signature_gate(self, tensors) -> CompileGate:
         """The compile gate of the training step on ``tensors`` (by their shapes, dtypes
