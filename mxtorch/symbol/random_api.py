@@ -125,8 +125,3 @@ def randint(low, high, shape=None, dtype=None, **kwargs) -> Symbol:
     """Integers drawn uniformly from ``[low, high)`` (int32 unless ``dtype='int64'``)."""
     return _random_helper("_random_randint", None, [low, high], shape, dtype, kwargs)
 
-
-def install(ns) -> None:
-    """Add the scalar/array dispatching wrappers to the ``mx.sym.random`` namespace."""
-    for name in __all__:
-        setattr(ns, name, globals()[name])
