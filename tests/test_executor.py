@@ -657,3 +657,39 @@ def test_backward_without_forward_and_extra_head_gradients():
     exe.forward(is_train=True)
     exe.backward([mx.nd.ones((4, 3)), mx.nd.ones((7,))])
     np.testing.assert_array_equal(grad.asnumpy(), np.full((2, 3), 2.0))
+
+
+def test_cached_op_symbol_runs_a_nested_graph():
+    data = mx.sym.var("data")
+    orig = mx.sym.BatchNorm(mx.sym.FullyConnected(data, num_hidden=3, name="fc") * 2,
+                            fix_gamma=False, output_mean_var=True, name="bn")
+    with mx.name.NameManager():
+        sub = mx.sym._internal._CachedOp(*[mx.sym.var(n) for n in orig.list_inputs()],
+                                         subgraph=orig.tojson())
+    # names, arguments and auxiliary states as MXNet 1.9.1 gives them
+    assert sub.name == "_cachedop0"
+    assert sub.list_outputs() == ["_cachedop0_bn_output", "_cachedop0_bn_mean",
+                                  "_cachedop0_bn_var"]
+    assert sub.list_arguments() == orig.list_arguments()
+    assert sub.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    assert sub.infer_shape(data=(4, 5)) == orig.infer_shape(data=(4, 5))
+    assert sub.infer_type(data="float64")[1] == [np.float64] * 3
+    rng = np.random.RandomState(0)
+    values = {n: rng.rand(*s).astype(np.float32) for n, s in
+              zip(orig.list_arguments(), orig.infer_shape(data=(4, 5))[0])}
+    results = []
+    for sym in (orig, sub):
+        args = {n: mx.nd.array(v) for n, v in values.items()}
+        grads = {n: mx.nd.zeros(v.shape) for n, v in values.items()}
+        aux = {"bn_moving_mean": mx.nd.zeros((3,)), "bn_moving_var": mx.nd.ones((3,))}
+        exe = sym.bind(mx.cpu(), args=args, args_grad=grads, aux_states=aux)
+        outs = [o.asnumpy() for o in exe.forward(is_train=True)]
+        exe.backward([mx.nd.ones(o.shape) for o in outs])
+        results.append((outs, {n: g.asnumpy() for n, g in grads.items()},
+                        aux["bn_moving_mean"].asnumpy()))
+    (o1, g1, m1), (o2, g2, m2) = results
+    for a, b in zip(o1, o2):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for n in g1:
+        np.testing.assert_allclose(g1[n], g2[n], rtol=1e-4, atol=1e-5)
+    assert m1.any() and np.allclose(m1, m2)   # the moving mean is updated in place

@@ -435,3 +435,9 @@ def test_reshape_fills_an_unknown_input_dim_from_the_graph():
                               mx.sym.ones(shape=(30, 2, 2, 1)))
     for holdout in ((2, 0, 5, 3), (0, 4, 5, 3)):
         assert net.infer_shape(data=holdout)[0] == [(2, 4, 5, 3)]
+
+
+def test_name_of_a_multi_output_node():
+    s = mx.sym.SliceChannel(mx.sym.var("a"), num_outputs=2, name="sl")
+    assert s.name == "sl" and s[1].name == "sl"
+    assert mx.sym.Group([mx.sym.var("a"), mx.sym.var("b")]).name is None

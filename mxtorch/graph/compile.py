@@ -153,7 +153,7 @@ class GraphProgram:
         for n in self.nodes:
             if n.is_variable:
                 continue
-            fn = _bound(n, is_train, device, (filled or {}).get(id(n)))
+            fn = _bound(n, is_train, device, (filled or {}).get(id(n)), self.channels_last)
             keys = [(id(e.node), e.index) for e in n.inputs]
             if (id(n), 0) in cl or not any(k in cl for k in keys):
                 args = [env[k] for k in keys]
@@ -188,7 +188,7 @@ class GraphProgram:
                         callback(e.node.name, t)
                     callback(f"{n.name}_{name}", t)
             if n.op.takes_subgraphs:
-                res = _bound(n, is_train, device)(*ins)
+                res = _bound(n, is_train, device, None, self.channels_last)(*ins)
             else:
                 res = n.op.run(n.parsed, ins, is_train, device)
             outs = res if isinstance(res, (tuple, list)) else (res,)
@@ -214,15 +214,20 @@ def _record(graph: fx.Graph, env: dict, n: Node, out: fx.Node) -> None:
         env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
 
 
-def _subgraph_callables(n: Node, is_train: bool, device) -> list[Callable]:
+def _subgraph_callables(n: Node, is_train: bool, device,
+                        channels_last: bool = False) -> list[Callable]:
+    """The node's nested graphs as programs, compiled as the enclosing one is (the same
+    layouts give the same arithmetic)."""
     from ..format.symbol_json import subgraph_heads
-    progs = [GraphProgram(subgraph_heads(g)) for g in n.subgraphs]
+    graphs = n.subgraphs or n.op.nested_graphs(n.parsed)
+    progs = [GraphProgram(subgraph_heads(g), channels_last=channels_last) for g in graphs]
     return [lambda *t, p=p: p(t, is_train, device) for p in progs]
 
 
 def _bound(n: Node, is_train: bool, device: torch.device | None,
-           shape: tuple | None = None) -> Callable:
-    subs = _subgraph_callables(n, is_train, device) if n.op.takes_subgraphs else None
+           shape: tuple | None = None, channels_last: bool = False) -> Callable:
+    subs = (_subgraph_callables(n, is_train, device, channels_last)
+            if n.op.takes_subgraphs else None)
     attrs = n.parsed if shape is None else n.parsed._replace(shape=shape)
     fn = n.op.bind_runtime(attrs, is_train, device, subs)
     fn.__name__ = _ident(n.name)

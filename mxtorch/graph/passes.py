@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ast
+import json
 import warnings
+from functools import lru_cache
 from typing import Any
 
 from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
@@ -94,8 +96,11 @@ def _infer_node(n: Node, shapes: dict, done: set) -> bool:
     nout = n.num_outputs()
     ins_known = all(_known(s) for s in in_shapes)
     try:
-        outs = [shapes.get((id(n), i)) for i in range(nout)]
-        new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
+        if n.op.subgraph_attr is not None:
+            new_in, new_out = _through_nested(n, in_shapes, infer_graph_shapes)
+        else:
+            outs = [shapes.get((id(n), i)) for i in range(nout)]
+            new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
     except MXNetError as err:
         raise MXNetError(f"Error in operator {n.name}: {err}") from None
     changed = False
@@ -123,6 +128,23 @@ def _infer_node(n: Node, shapes: dict, done: set) -> bool:
     if ins_known and all(_known(shapes.get((id(n), i))) for i in range(nout)):
         done.add(id(n))
     return changed
+
+
+@lru_cache(maxsize=64)
+def _nested_heads(text: str) -> list[Entry]:
+    from ..format.symbol_json import subgraph_heads
+    return subgraph_heads(json.loads(text))
+
+
+def _through_nested(n: Node, known: list, infer) -> tuple[list, list]:
+    """Infer a node that applies a nested graph (_CachedOp) by inferring that graph with
+    the node's inputs; ``infer`` is :func:`infer_graph_shapes` or ``infer_graph_types``."""
+    heads = _nested_heads(getattr(n.parsed, n.op.subgraph_attr))
+    names = n.input_names()
+    found = infer(heads, {k: v for k, v in zip(names, known) if v is not None})
+    by_name = {v.name: v for v in topo_order(heads) if v.is_variable}
+    return ([found.get((id(by_name[k]), 0)) for k in names],
+            [found.get((id(h.node), h.index)) for h in heads])
 
 
 def _collect(sym, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -205,7 +227,10 @@ def infer_graph_types(heads: list[Entry], known: dict[str, str]) -> dict[tuple, 
             if n.is_variable:
                 continue
             in_types = [types.get((id(e.node), e.index)) for e in n.inputs]
-            new_in, new_out = n.op.infer_type(n.parsed, list(in_types))
+            if n.op.subgraph_attr is not None:
+                new_in, new_out = _through_nested(n, in_types, infer_graph_types)
+            else:
+                new_in, new_out = n.op.infer_type(n.parsed, list(in_types))
             for e, t in zip(n.inputs, new_in):
                 key = (id(e.node), e.index)
                 if t is not None and types.get(key) is None:

@@ -1,10 +1,15 @@
-"""Control-flow operators whose bodies are nested graphs: ``_foreach``."""
+"""Operators whose bodies are nested graphs: ``_foreach``, ``_CachedOp``."""
 from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import NamedTuple
 
 import torch
 
-from .params import Int, Shape
-from .registry import OpDef, register
+from ..base import MXNetError
+from .params import Int, Shape, Str
+from .registry import OpDef, get, register
 
 __all__: list[str] = []
 
@@ -49,3 +54,78 @@ register(OpDef(
             Shape("in_state_locs"), Shape("in_data_locs"), Shape("remain_locs")],
     num_outputs=lambda a: a.num_outputs,
     doc="Run a subgraph over the first axis of its data inputs (mx.sym.contrib.foreach)."))
+
+
+# ---------------------------------------------------------------------- _CachedOp
+class _Nested(NamedTuple):
+    """What a nested graph (symbol JSON) looks like from outside."""
+
+    inputs: tuple[str, ...]    # its variables, in MXNet's list_inputs order
+    aux: tuple[str, ...]       # those that are auxiliary states
+    outputs: tuple[str, ...]   # its list_outputs names
+
+
+def _node_attrs(raw: dict) -> dict:
+    attrs = raw.get("attrs", raw.get("param", raw.get("attr", {}))) or {}
+    return {k: v for k, v in attrs.items() if not (k.startswith("__") and k.endswith("__"))}
+
+
+@lru_cache(maxsize=256)
+def _nested(text: str) -> _Nested:
+    """Read a nested graph's interface from its JSON (the operators from the registry)."""
+    try:
+        graph = json.loads(text)
+        nodes, heads = graph["nodes"], graph["heads"]
+    except (ValueError, TypeError, KeyError) as err:
+        raise MXNetError(f"Operator _CachedOp: subgraph is not a symbol JSON: {err}") from None
+    ops = [None if raw["op"] == "null" else get(raw["op"]) for raw in nodes]
+    parsed = [None if op is None else op.parse_attrs(_node_attrs(raw))
+              for op, raw in zip(ops, nodes)]
+    order: list[int] = []     # DFS post-order from the heads, inputs in order (MXNet's)
+    seen: set[int] = set()
+    for head in heads:
+        stack = [(head[0], 0)]
+        while stack:
+            nid, i = stack.pop()
+            if nid in seen:
+                continue
+            ins = nodes[nid]["inputs"]
+            if i < len(ins):
+                stack += [(nid, i + 1), (ins[i][0], 0)]
+            else:
+                seen.add(nid)
+                order.append(nid)
+    aux: set[int] = set()
+    for nid in order:
+        if ops[nid] is not None:
+            names = ops[nid].input_names(parsed[nid])
+            aux.update(nodes[nid]["inputs"][names.index(a)][0]
+                       for a in ops[nid].aux_names(parsed[nid]) if a in names)
+    variables = [nid for nid in order if ops[nid] is None]
+
+    def entry_name(nid: int, index: int) -> str:
+        if ops[nid] is None:
+            return nodes[nid]["name"]
+        return f"{nodes[nid]['name']}_{ops[nid].output_names(parsed[nid])[index]}"
+    return _Nested(tuple(nodes[v]["name"] for v in variables),
+                   tuple(nodes[v]["name"] for v in variables if v in aux),
+                   tuple(entry_name(h[0], h[1]) for h in heads))
+
+
+def _cached_op_compute(attrs, *inputs, subgraphs):
+    """Run the nested graph on the inputs (in its list_inputs order)."""
+    (body,) = subgraphs
+    outs = body(*inputs)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+register(OpDef(
+    "_CachedOp", _cached_op_compute, params=[Str("subgraph")], takes_subgraphs=True,
+    subgraph_attr="subgraph", deterministic=False,
+    inputs=lambda a: list(_nested(a.subgraph).inputs),
+    aux=lambda a: list(_nested(a.subgraph).aux),
+    num_outputs=lambda a: len(_nested(a.subgraph).outputs),
+    output_names=lambda a: list(_nested(a.subgraph).outputs),
+    doc="Apply a nested graph (the symbol JSON in ``subgraph``) to the inputs, as one "
+        "node: its variables are the inputs, its auxiliary states the node's, and its "
+        "shapes and types are inferred through it."))

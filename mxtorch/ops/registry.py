@@ -22,6 +22,7 @@ Where MXNet's gradient is not the mathematical one the compute uses a
 """
 from __future__ import annotations
 
+import json
 from collections import namedtuple
 from typing import Any, Callable, Sequence
 
@@ -59,7 +60,7 @@ class OpDef:
                  work: Callable | None = None, differentiable: bool = True,
                  zero_grad: bool = False, input_inits: dict[str, str] | None = None,
                  deterministic: bool | Callable[[Any], bool] = True,
-                 listed_inputs: bool = True):
+                 listed_inputs: bool = True, subgraph_attr: str | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -106,6 +107,10 @@ class OpDef:
         # listed_inputs=False: MXNet declares no input names for the operator (only
         # argument docs), so its executor's monitor calls the inputs input0, input1, ...
         self.listed_inputs = listed_inputs
+        # subgraph_attr: the attribute holding a nested graph (symbol JSON) that the
+        # operator applies to its inputs (_CachedOp): the graph layer compiles it and infers
+        # the node's shapes and types through it
+        self.subgraph_attr = subgraph_attr
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -195,6 +200,12 @@ class OpDef:
             n = self.num_outputs(attrs)
             return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
         return list(names(attrs) if callable(names) else names)
+
+    def nested_graphs(self, attrs: Any) -> list[dict]:
+        """The nested graph named by ``subgraph_attr``, as symbol JSON data (else [])."""
+        if self.subgraph_attr is None:
+            return []
+        return [json.loads(getattr(attrs, self.subgraph_attr))]
 
     def monitor_input_names(self, attrs: Any) -> list[str]:
         """The input names an executor's monitor reports (``<node>_<name>``)."""

@@ -27,10 +27,11 @@ class Symbol:
     # ------------------------------------------------------------------ structure
     @property
     def name(self) -> str | None:
-        """The name of a single-output symbol (``None`` for a group)."""
-        if len(self._outputs) != 1:
-            return None
-        return self._outputs[0].node.name
+        """The name of the symbol's node (``None`` for a group of several nodes)."""
+        if len(self._outputs) == 1:
+            return self._outputs[0].node.name
+        node = self._single_node()
+        return None if node is None else node.name
 
     def _topo(self) -> list[Node]:
         return topo_order(self._outputs)
