@@ -153,6 +153,29 @@ def note(opdef, attrs: dict, tensors, res) -> None:
         res._mx_entry = (node, 0)
 
 
+def note_graph(heads, inputs: dict, res) -> None:
+    """Record a graph run as one call (a hybridized block's CachedOp inlined, as MXNet
+    records a graph within its ``inline_limit``): each operator node of ``heads``
+    (symbol entries) becomes a recorded node; ``inputs`` maps variable names to the
+    tensors they were given; ``res`` are the outputs, one per head."""
+    from .symbol.node import topo_order
+    entries: dict[int, object] = {}
+    for node in topo_order(heads):
+        if node.op is None:
+            t = inputs[node.name]
+            entries[id(node)] = getattr(t, "_mx_entry", None) or _constant(t)
+            continue
+        ins = [_at(entries[id(e.node)], e.index) for e in node.inputs]
+        entries[id(node)] = [node.op, node.op_attrs(), ins, next(_NODE_IDS), False]
+    for head, r in zip(heads, res):
+        r._mx_entry = _at(entries[id(head.node)], head.index)
+
+
+def _at(rec, index: int) -> tuple:
+    """The entry of output ``index`` of a recorded node (a variable's own entry)."""
+    return rec if rec.__class__ is tuple else (rec, index)
+
+
 def _constant(t: torch.Tensor) -> tuple:
     """The variable MXNet makes for a recorded input that is neither attached nor
     recorded (kept on the array, so its later uses share it)."""

@@ -409,3 +409,24 @@ def test_second_order_of_a_gradient_without_dependence_on_x_is_zero(op):
         (g2,) = mx.autograd.grad(g1, x, head_grads=mx.nd.ones_like(x), create_graph=True,
                                  retain_graph=True)
     np.testing.assert_array_equal(g2.asnumpy(), np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("inline_limit,ops", [
+    (5, ["FullyConnected", "FullyConnected"]),   # within the limit: operator by operator
+    (0, ["_CachedOp"])])                          # else one node, as MXNet records it
+def test_get_symbol_of_a_hybridized_block(inline_limit, ops):
+    import json
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(3, in_units=4), mx.gluon.nn.Dense(2, in_units=3))
+    net.initialize()
+    net.hybridize(inline_limit=inline_limit)
+    x = mx.nd.array(np.arange(8).reshape(2, 4))
+    with mx.autograd.record():
+        y = net(x)
+    sym = mx.autograd.get_symbol(y)
+    assert [n["op"] for n in json.loads(sym.tojson())["nodes"] if n["op"] != "null"] == ops
+    params = {p.data()._t._mx_entry[0]: p.data() for p in net.collect_params().values()}
+    args = sym.list_arguments()
+    assert len(args) == 5
+    out = sym.eval(**{a: params.get(a, x) for a in args})[0]
+    np.testing.assert_allclose(out.asnumpy(), y.asnumpy(), rtol=1e-6)

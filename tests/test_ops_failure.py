@@ -77,6 +77,8 @@ def test_writes_carry_the_error():
     with pytest.raises(MXNetError, match=_SCALE):
         i.asnumpy()
     dst = mx.nd.ones((2, 2))
+    assert type((dst + _failing())._t) is FailedTensor
+    assert type(dst._t) is torch.Tensor    # only the arrays an operator writes
     dst[:] = _failing()                    # a failed array written into another one
     with pytest.raises(MXNetError, match=_SCALE):
         dst.wait_to_read()

@@ -7,7 +7,9 @@ from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
+from ..ops import registry as _reg
 from ..ops import tuning
+from ..symbol.node import topo_order
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
@@ -37,6 +39,7 @@ class CachedOp:
         if self.flags.get("static_alloc"):
             retain_freed_memory()
         self._optimizer = self._make_optimizer()
+        self._json = self._inline = None   # how recorded calls are recorded, made once
 
     def _optimizing(self) -> bool:
         """Whether the flags ask for the optimizing path: ``static_alloc`` with
@@ -56,6 +59,21 @@ class CachedOp:
             const_idx = [i for i in range(self._num_inputs) if i not in data] if data else []
         name = self._sym.name if len(self._sym._outputs) == 1 else "cached_op"
         return InferenceOptimizer(self._program, list(const_idx), backend, name=name)
+
+    def _record(self, tensors, res) -> None:
+        """Record the call for ``autograd.get_symbol``: operator by operator when the
+        graph has at most ``inline_limit`` of them (and no static_alloc), else as one
+        ``_CachedOp`` node, as MXNet records it."""
+        if self._json is None:
+            nodes = topo_order(self._sym._outputs)
+            self._inline = not self.flags.get("static_alloc") and \
+                sum(n.op is not None for n in nodes) <= int(self.flags.get("inline_limit", 2))
+            self._json = self._sym.tojson()
+        if self._inline:
+            _ag.note_graph(self._sym._outputs, dict(zip(self._program.input_names, tensors)),
+                           res)
+        else:
+            _ag.note(_reg.get("_CachedOp"), {"subgraph": self._json}, tensors, list(res))
 
     @property
     def program(self) -> GraphProgram:
@@ -91,6 +109,8 @@ class CachedOp:
                 tuning.recorded(state, float("inf"))
             res = self._program(tensors, state.training, device)
         res = own_outputs(res, tensors)
+        if state.recording and any(r.requires_grad for r in res):
+            self._record(tensors, res)
         if out is not None:
             outs = out if isinstance(out, (list, tuple)) else [out]
             for o, r in zip(outs, res):

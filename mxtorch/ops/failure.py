@@ -85,12 +85,20 @@ def _mark(t: torch.Tensor, failure: _Failure) -> torch.Tensor:
     return t
 
 
+def _writes_first(name: str) -> bool:
+    """Whether a torch function of this name writes its first argument: ``copy_``,
+    ``add_``, ``__setitem__``, ``__iadd__`` (not ``__add__``)."""
+    if name.startswith("__"):
+        return name == "__setitem__" or name.startswith("__i") and name not in (
+            "__index__", "__int__", "__invert__", "__init__")
+    return name.endswith("_")
+
+
 def _spread(ret: Any, failure: _Failure, func, args) -> Any:
     """Results of a torch call on failed inputs carry the failure; an array written in
     place (``copy_``, ``__setitem__``, ``add_`` ...) carries it too, as MXNet's engine
     marks every array an operator writes."""
-    name = getattr(func, "__name__", "")
-    if (name == "__setitem__" or name.endswith("_")) and args and \
+    if _writes_first(getattr(func, "__name__", "")) and args and \
             isinstance(args[0], torch.Tensor) and args[0].__class__ is not FailedTensor:
         dst = args[0]
         dst._mx_base = dst.__class__
