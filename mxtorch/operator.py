@@ -13,7 +13,7 @@ import collections
 import ctypes  # noqa: F401 - MXNet's module exports it (tests cast monitor handles with it)
 import warnings
 
-import numpy as np
+import numpy as _np
 
 from . import context, symbol  # noqa: F401 - MXNet's module exports them
 from .base import (MXCallbackList, MXNetError, NDArrayHandle, OpHandle, c_array,  # noqa: F401
@@ -21,8 +21,9 @@ from .base import (MXCallbackList, MXNetError, NDArrayHandle, OpHandle, c_array,
                    mx_uint, py_str)
 from .ndarray import NDArray
 from .ops import registry as _registry
-from .ops.custom import CUSTOM_PROPS, add_python_op
-from .ops.params import REQUIRED
+from .ops.custom import CUSTOM_PROPS as _CUSTOM_PROPS
+from .ops.custom import add_python_op as _add_python_op
+from .ops.params import REQUIRED as _REQUIRED
 from .util import is_np_array
 
 _DEFAULT_STYPE = "default"
@@ -79,7 +80,7 @@ class PythonOp:
 
     def _register(self) -> str:
         PythonOp._ref_holder.append(self)
-        self.info_ = add_python_op(self)
+        self.info_ = _add_python_op(self)
         return self.info_
 
 
@@ -242,7 +243,7 @@ def register(reg_name: str):
     def do_register(prop_cls):
         if not (isinstance(prop_cls, type) and issubclass(prop_cls, CustomOpProp)):
             raise MXNetError("mx.operator.register expects a CustomOpProp subclass")
-        CUSTOM_PROPS[reg_name] = prop_cls
+        _CUSTOM_PROPS[reg_name] = prop_cls
         return prop_cls
     return do_register
 
@@ -298,7 +299,7 @@ def _input_arguments(opdef) -> tuple[list, list]:
     if opdef.static_inputs is not None:
         names = list(opdef.static_inputs)
     else:
-        loose = opdef.Attrs(**{n: (None if p.default is REQUIRED else p.default)
+        loose = opdef.Attrs(**{n: (None if p.default is _REQUIRED else p.default)
                                for n, p in opdef.params.items()},
                             **({"extra": ()} if opdef.allow_extra else {}))
         try:
@@ -323,10 +324,10 @@ def _type_string(param) -> str:
             names.insert(0, "None")
             default = "None"
         body = "{" + ", ".join(names) + "}"
-        return f"{body}, required" if default is REQUIRED else \
+        return f"{body}, required" if default is _REQUIRED else \
             f"{body},optional, default='{default}'"
     kind = {"any": "string", "tuple of float": "tuple of <float>"}.get(kind, kind)
-    if default is REQUIRED:
+    if default is _REQUIRED:
         return f"{kind}, required"
     return f"{kind}, optional, default={_default_string(kind, default)}"
 
@@ -353,4 +354,4 @@ def _default_string(kind: str, value) -> str:
 def _float_string(value: float) -> str:
     """A float attribute's default as MXNet prints its float32 value (0.9 ->
     0.899999976)."""
-    return format(float(np.float32(value)), ".9g")
+    return format(float(_np.float32(value)), ".9g")
