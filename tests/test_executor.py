@@ -693,3 +693,16 @@ def test_cached_op_symbol_runs_a_nested_graph():
     for n in g1:
         np.testing.assert_allclose(g1[n], g2[n], rtol=1e-4, atol=1e-5)
     assert m1.any() and np.allclose(m1, m2)   # the moving mean is updated in place
+
+
+def test_dynamic_shape_graph_binds_and_runs():
+    d, i = mx.sym.var("d"), mx.sym.var("i")
+    net = mx.sym.contrib.boolean_mask(d, i) * 2
+    # MXNet: the output shape is unknown until the operator runs
+    assert net.infer_shape_partial(d=(3, 2), i=(3,)) == ([(3, 2), (3,)], [()], [])
+    grad = mx.nd.zeros((3, 2))
+    exe = net.bind(mx.cpu(), args={"d": mx.nd.ones((3, 2)), "i": mx.nd.array([0, 1, 1])},
+                   args_grad={"d": grad}, grad_req={"d": "write", "i": "null"})
+    assert exe.forward(is_train=True)[0].asnumpy().tolist() == [[2, 2], [2, 2]]
+    exe.backward(mx.nd.ones((2, 2)))
+    assert grad.asnumpy().tolist() == [[0, 0], [2, 2], [2, 2]]

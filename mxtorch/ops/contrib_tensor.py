@@ -116,7 +116,7 @@ register(OpDef(
     "_contrib_boolean_mask", _boolean_mask, inputs=("data", "index"),
     aliases=("_npi_boolean_mask",), params=[Int("axis", 0)],
     # MXNet: the output shape is only known when the operator runs (dynamic shape)
-    infer_shape=lambda attrs, shapes: (shapes, None),
+    infer_shape=lambda attrs, shapes: (shapes, [None]),
     infer_type=lambda attrs, t: (t, [t[0]]),
     doc="""Select the rows (axis 0) of ``data`` where ``index`` is non-zero.
 

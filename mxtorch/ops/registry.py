@@ -268,11 +268,10 @@ class OpDef:
                 if out is not None and all(_shape_known(s) for s in out):
                     return list(new_in), list(out)
                 in_shapes = list(new_in)
-        if (out is None or in_shapes) and all(s is not None and 0 not in s
-                                              for s in in_shapes):
-            return in_shapes, self.meta_forward(attrs, in_shapes, None)[0]
-        if out is not None:   # the definition's own partial answer
+        if out is not None:   # the definition's own (partial) answer
             return in_shapes, list(out)
+        if all(s is not None and 0 not in s for s in in_shapes):
+            return in_shapes, self.meta_forward(attrs, in_shapes, None)[0]
         return in_shapes, self._partial_outputs(attrs, in_shapes)
 
     # unknown dimensions take these values in turn; an output dimension that comes out
