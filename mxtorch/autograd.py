@@ -22,6 +22,7 @@ import torch
 from .base import (MXCallbackList, MXNetError, NDArrayHandle, SymbolHandle, c_array,
                    c_array_buf, c_handle_array, check_call, mx_uint, string_types)
 from .ops import tuning
+from .ops.failure import FailedTensor, raise_failure
 
 # MXNet's autograd module has no __all__: ``from mxnet.autograd import *`` also gives the
 # NDArray and Symbol classes and the ctypes helpers it imports; they are listed here.
@@ -303,6 +304,8 @@ def _as_tensors(heads, head_grads):
     outs, grads = [], []
     for h, g in zip(heads, head_grads):
         t = h._t
+        if t.__class__ is FailedTensor:   # computed by a failed operator: report it here
+            raise_failure(t)
         if not t.requires_grad or _freed(t):
             raise MXNetError("Cannot differentiate node because it is not in a computational "
                              "graph. You need to set is_recording to true or use autograd."

@@ -141,3 +141,12 @@ def test_failed_tensor_class():
         mx.nd.waitall()
     assert type(f._t * 2) is torch.Tensor   # reported: results are ordinary tensors
     assert type(f._t) is torch.Tensor
+
+
+def test_backward_from_a_failed_array_reports_the_failure():
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="h5_failure_test") * 2
+    with pytest.raises(MXNetError, match="custom failure"):
+        y.backward()
