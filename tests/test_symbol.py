@@ -441,3 +441,34 @@ def test_name_of_a_multi_output_node():
     s = mx.sym.SliceChannel(mx.sym.var("a"), num_outputs=2, name="sl")
     assert s.name == "sl" and s[1].name == "sl"
     assert mx.sym.Group([mx.sym.var("a"), mx.sym.var("b")]).name is None
+
+
+def test_type_inference_of_common_layers_runs_no_operator(monkeypatch):
+    from mxtorch.ops import registry
+    calls = []
+    real = registry.OpDef.meta_forward
+    monkeypatch.setattr(registry.OpDef, "meta_forward",
+                        lambda self, *a, **k: calls.append(self.name) or real(self, *a, **k))
+    data = mx.sym.var("data")
+    net = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, name="c")
+    net = mx.sym.Pooling(mx.sym.Activation(net, act_type="relu"), kernel=(2, 2))
+    net = mx.sym.Dropout(mx.sym.Flatten(net)) + 1
+    net = mx.sym.FullyConnected(mx.sym.exp(net) * net, num_hidden=3)
+    net = mx.sym.SoftmaxOutput(mx.sym.Concat(net, net, dim=1), name="sm")
+    args, outs, _ = net.infer_type(data="float64")
+    assert set(args) == {np.float64} and outs == [np.float64] and not calls
+
+
+def test_same_type_declarations_match_the_computes():
+    from mxtorch.ops import registry
+    checked = 0
+    for name, op in registry.canonical_ops().items():
+        if op._infer_type is not registry.same_type_infer or op.params:
+            continue
+        fn = getattr(mx.nd, name, None) or getattr(mx.nd._internal, name)
+        n = len(op.input_names(op.default_attrs()))
+        for dt in ("float64", "float16"):
+            out = fn(*[mx.nd.ones((2, 3), dtype=dt) for _ in range(n)])
+            assert (out[0] if isinstance(out, list) else out).dtype == np.dtype(dt), name
+            checked += 1
+    assert checked > 100

@@ -15,7 +15,7 @@ import torch
 
 from ..base import MXNetError
 from .params import Bool, Float, Int
-from .registry import OpDef, register
+from .registry import OpDef, register, same_type_infer
 
 __all__: list[str] = []
 
@@ -258,7 +258,8 @@ def _unary_compute(fn: Fn) -> Fn:
 for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
     for _name, _fn, _aliases in _rows:
         register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
-                       infer_shape=same_shape_infer, listed_inputs=False,
+                       infer_shape=same_shape_infer, infer_type=same_type_infer,
+                       listed_inputs=False,
                        doc=f"Elementwise {_name} of the input."))
 
 
@@ -465,10 +466,11 @@ def _elemwise_compute(name: str, fn: Fn) -> Fn:
 for _suffix, _fn, _baliases, _ename, _ealiases in _BINARY:
     _bname = f"broadcast_{_suffix}"
     register(OpDef(_bname, _broadcast_compute(_bname, _fn), inputs=("lhs", "rhs"),
-                   infer_shape=_broadcast_infer(_bname),
+                   infer_shape=_broadcast_infer(_bname), infer_type=same_type_infer,
                    aliases=_baliases, doc=f"Broadcasting elementwise {_suffix}."))
     register(OpDef(_ename, _elemwise_compute(_ename, _fn), inputs=("lhs", "rhs"),
                    aliases=_ealiases, infer_shape=same_shape_infer,
+                   infer_type=same_type_infer,
                    doc=f"Elementwise {_suffix} of two arrays of the same shape."))
 
 
@@ -578,10 +580,19 @@ _TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
     "_rdiv_scalar", "_equal_scalar", "_not_equal_scalar", "_greater_scalar",
     "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar")}
 
+def _scalar_infer_type(attrs, types):
+    """The array's dtype, or float64 for an integer array and a non-integer scalar."""
+    t = types[0]
+    if t is not None and not attrs.is_int and not t.startswith(("float", "bfloat")):
+        return types, ["float64"]
+    return types, [t]
+
+
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
                    aliases=_saliases, infer_shape=same_shape_infer, listed_inputs=False,
+                   infer_type=_scalar_infer_type,
                    doc=f"{_sname}: array-scalar operation."))
 
 

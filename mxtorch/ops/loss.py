@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from ..base import MXNetError
 from . import tuning
 from .params import Bool, Enum, Float
-from .registry import OpDef, register
+from .registry import OpDef, register, same_type_infer
 
 __all__: list[str] = []
 
@@ -190,7 +190,7 @@ register(OpDef(
             Bool("multi_output", False), Bool("use_ignore", False),
             Bool("preserve_shape", False), Enum("normalization", _NORMS, "null"),
             Bool("out_grad", False), Float("smooth_alpha", 0.0)],
-    inputs=("data", "label"), infer_shape=_softmax_output_shape,
+    inputs=("data", "label"), infer_shape=_softmax_output_shape, infer_type=same_type_infer,
     doc="""Computes the gradient of cross entropy loss with respect to softmax output.
 
 Forward is softmax (over axis 1 with ``multi_output``, over the last axis with
@@ -292,7 +292,8 @@ def _make_regression(name: str, kind: str) -> None:
     forward = "sigmoid(data)" if kind == "logistic" else "data"
     loss = "sign(out - label)" if kind == "mae" else "(out - label)"
     register(OpDef(name, compute, params=[Float("grad_scale", 1.0)],
-                   inputs=("data", "label"), infer_shape=infer_shape, doc=f"""\
+                   inputs=("data", "label"), infer_shape=infer_shape,
+                   infer_type=same_type_infer, doc=f"""\
 {name}: forward ``{forward}``; backward ``{loss} * grad_scale / num_output``
 (``num_output = label.size / label.shape[0]``), ignoring the head gradient.
 

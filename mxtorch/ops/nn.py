@@ -20,7 +20,7 @@ from ..base import MXNetError
 from . import gemm, tuning
 from .elemwise import same_shape_infer
 from .params import Bool, Enum, Float, Int, OptBool, OptInt, Shape
-from .registry import OpDef, register
+from .registry import OpDef, register, same_type_infer
 
 __all__: list[str] = []
 
@@ -151,7 +151,7 @@ def _fill_fc_data(attrs: Any, data: tuple, in_dim: int) -> tuple:
 register(OpDef(
     "FullyConnected", _fc_compute, work=tuning.dense,
     params=[Int("num_hidden"), Bool("no_bias", False), Bool("flatten", True)],
-    inputs=_fc_inputs, infer_shape=_fc_infer_shape,
+    inputs=_fc_inputs, infer_shape=_fc_infer_shape, infer_type=same_type_infer,
     doc="Applies a linear transformation: Y = X W^T + b.\n\n"
         "With ``flatten=True`` all axes but the first are collapsed; with ``flatten=False``\n"
         "the transformation applies to the last axis."))
@@ -302,7 +302,7 @@ def _conv_params(workspace: int, no_bias: bool) -> list:
 
 register(OpDef(
     "Convolution", _conv_compute, params=_conv_params(1024, False), work=tuning.conv,
-    inputs=_fc_inputs, infer_shape=_conv_infer_shape,
+    inputs=_fc_inputs, infer_shape=_conv_infer_shape, infer_type=same_type_infer,
     doc="Compute N-D convolution on (N+2)-D input (N = 1, 2 or 3).\n\n"
         "weight has shape (num_filter, channels/num_group, *kernel)."))
 
@@ -638,6 +638,7 @@ register(OpDef(
     # which shows in node_row_ptr of the symbol JSON they write.
     total_outputs=lambda a: 2 if a.pool_type == "max" and a.layout in (
         None, "NCW", "NCHW", "NCDHW") else 1,
+    infer_type=same_type_infer,
     doc="Performs pooling on the input (1-D, 2-D or 3-D).\n\n"
         "``pooling_convention='valid'`` floors the output size, ``'full'`` ceils it\n"
         "(1 + ceil((x + 2*pad - kernel) / stride)); ``global_pool`` ignores kernel,\n"
@@ -664,7 +665,7 @@ def _act_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 register(OpDef(
     "Activation", _act_compute, work=tuning.elements,
     params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))], infer_shape=same_shape_infer,
-    listed_inputs=False,
+    infer_type=same_type_infer, listed_inputs=False,
     doc="Applies an activation function element-wise to the input.\n\n"
         "act_type: relu, sigmoid, softrelu (log(1 + exp(x))), softsign (x / (1 + |x|)), tanh."))
 

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 from ..base import MXNetError
 from . import tuning
 from .params import Enum, Float, Int, OptBool, OptDtype, OptFloat, Shape
-from .registry import OpDef, register
+from .elemwise import same_shape_infer
+from .registry import OpDef, register, same_type_infer
 from .tensor_util import torch_dtype
 
 __all__: list[str] = []
@@ -54,6 +55,7 @@ register(OpDef(
             Shape("axes", (), "Axes along which the mask is shared (variational dropout)"),
             OptBool("cudnn_off", False, "Ignored")],
     train_aware=True, output_names=["output", "mask"], total_outputs=2, deterministic=False,
+    infer_shape=same_shape_infer, infer_type=same_type_infer,
     doc="""Apply dropout to the input during training.
 
 Kept elements are scaled by ``1/(1-p)``; outside training (unless ``mode='always'``)

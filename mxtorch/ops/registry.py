@@ -31,7 +31,7 @@ import torch
 from ..base import MXNetError, attr_to_str
 from .params import REQUIRED, Param
 
-__all__ = ["OpDef", "register", "get", "find", "all_ops", "Shapes"]
+__all__ = ["OpDef", "register", "get", "find", "all_ops", "Shapes", "same_type_infer"]
 
 Shapes = list  # list of tuple | None; 0 inside a tuple is an unknown dimension
 
@@ -381,6 +381,12 @@ class OpDef:
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
+
+
+def same_type_infer(attrs: Any, types: list) -> tuple[list, list]:
+    """MXNet's ElemwiseType: every input and the output share the first known dtype."""
+    known = next((t for t in types if t is not None), None)
+    return [t if t is not None else known for t in types], [known]
 
 
 def register(opdef: OpDef) -> OpDef:

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .params import REQUIRED, Bool, Enum, Float, Int, OptInt, OptShape, Shape
-from .registry import OpDef, register
+from .registry import OpDef, register, same_type_infer
 
 __all__ = ["reshape_target"]
 
@@ -215,7 +215,7 @@ def _flatten_compute(attrs, x):
 
 
 register(OpDef("Flatten", _flatten_compute, aliases=("flatten",), fluent="flatten",
-               doc="Flatten to 2-D: (d0, d1*...*dk)."))
+               infer_type=same_type_infer, doc="Flatten to 2-D: (d0, d1*...*dk)."))
 
 
 def _transpose_compute(attrs, x):
@@ -353,7 +353,8 @@ def _concat_infer(attrs, shapes, out_shapes=None):
 register(OpDef(
     "Concat", _concat_compute, aliases=("concat",), inputs=_var_inputs,
     key_var_num_args="num_args", params=[Int("num_args"), Int("dim", 1)],
-    infer_shape=_concat_infer, doc="Join the inputs along axis ``dim``."))
+    infer_shape=_concat_infer, infer_type=same_type_infer,
+    doc="Join the inputs along axis ``dim``."))
 
 
 def _stack_compute(attrs, *xs):
