@@ -577,3 +577,17 @@ def test_pooling_same_convention_takes_a_zero_pad_of_any_length():
     with pytest.raises(MXNetError, match="disables the use of pad"):
         mx.nd.Pooling(mx.nd.array(x), kernel=2, stride=2, pad=(1,), pool_type="max",
                       pooling_convention="same")
+
+
+def test_pooling_and_flatten_shape_inference_matches_the_computes():
+    op = registry.get("Pooling")
+    for kw, shape in [(dict(kernel=(3, 3), stride=(2, 2), pooling_convention="full"),
+                       (2, 3, 7, 9)),
+                      (dict(kernel=(2,), pool_type="avg", pad=(1,)), (2, 3, 8)),
+                      (dict(kernel=(2, 2, 2), layout="NDHWC"), (1, 4, 4, 4, 3)),
+                      (dict(kernel=(1, 1), global_pool=True), (2, 3, 5, 5))]:
+        want = mx.nd.Pooling(mx.nd.ones(shape), **kw).shape
+        assert op.infer_shape(op.parse_attrs(kw), [shape])[1] == [want]
+    flat = mx.sym.Flatten(mx.sym.var("d"))
+    assert flat.infer_shape(d=(2, 3, 4))[1] == [(2, 12)]
+    assert flat.infer_shape_partial(d=(2, 0, 4))[1] == [(2, 0)]

@@ -624,8 +624,20 @@ def _pool_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
     return _to_channel_last(out) if cfg.channel_last else out
 
 
+def _pool_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    """The output's spatial sizes from the pooling configuration (partial shapes are left
+    to the generic inference)."""
+    data = shapes[0]
+    if data is None or 0 in data:
+        return shapes, None
+    cfg = _pool_cfg(attrs, tuple(data))
+    if cfg.channel_last:
+        return shapes, [(data[0], *cfg.out, data[-1])]
+    return shapes, [(data[0], data[1], *cfg.out)]
+
+
 register(OpDef(
-    "Pooling", _pool_compute, work=tuning.elements,
+    "Pooling", _pool_compute, work=tuning.elements, infer_shape=_pool_infer_shape,
     params=[
         Shape("kernel", ()), Enum("pool_type", ("avg", "lp", "max", "sum"), "max"),
         Bool("global_pool", False), Bool("cudnn_off", False),

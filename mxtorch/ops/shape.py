@@ -214,8 +214,19 @@ def _flatten_compute(attrs, x):
     return x.reshape(x.shape[0], -1) if x.dim() != 1 else x.reshape(x.shape[0], 1)
 
 
+def _flatten_infer(attrs, shapes):
+    """(d0, d1*...*dk), unknown (0) where a collapsed dim is unknown."""
+    data = shapes[0]
+    if data is None:
+        return shapes, [None]
+    if not data:
+        return shapes, [(1, 1)]
+    return shapes, [(data[0], math.prod(data[1:]))]
+
+
 register(OpDef("Flatten", _flatten_compute, aliases=("flatten",), fluent="flatten",
-               infer_type=same_type_infer, doc="Flatten to 2-D: (d0, d1*...*dk)."))
+               infer_shape=_flatten_infer, infer_type=same_type_infer,
+               doc="Flatten to 2-D: (d0, d1*...*dk)."))
 
 
 def _transpose_compute(attrs, x):
