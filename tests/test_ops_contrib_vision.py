@@ -67,3 +67,67 @@ def test_psroipooling_matches_mxnet():
     with pytest.raises(MXNetError, match="channels"):
         mx.nd.contrib.PSROIPooling(data, rois, spatial_scale=0.0625, output_dim=3,
                                    pooled_size=3)
+
+
+def _deform_np(x, off, w, pad, dg):
+    """Deformable 3x3 convolution, stride 1, by loops over the definition."""
+    n, c, h, wd = x.shape
+    f, kh, kw = w.shape[0], w.shape[2], w.shape[3]
+    out = np.zeros((n, f, h + 2 * pad - 2, wd + 2 * pad - 2))
+    for b in range(n):
+        for oy in range(out.shape[2]):
+            for ox in range(out.shape[3]):
+                col = np.zeros((c, kh * kw))
+                for ch in range(c):
+                    grp = ch // (c // dg)
+                    for k in range(kh * kw):
+                        y = oy - pad + k // kw + off[b, grp * 18 + 2 * k, oy, ox]
+                        xx = ox - pad + k % kw + off[b, grp * 18 + 2 * k + 1, oy, ox]
+                        if not (0 <= y < h and 0 <= xx < wd):
+                            continue
+                        y0, x0 = int(np.floor(y)), int(np.floor(xx))
+                        y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, wd - 1)
+                        ly = 0 if y0 >= h - 1 else y - y0
+                        lx = 0 if x0 >= wd - 1 else xx - x0
+                        col[ch, k] = ((1 - ly) * (1 - lx) * x[b, ch, y0, x0]
+                                      + (1 - ly) * lx * x[b, ch, y0, x1]
+                                      + ly * (1 - lx) * x[b, ch, y1, x0]
+                                      + ly * lx * x[b, ch, y1, x1])
+                out[b, :, oy, ox] = w.reshape(f, -1) @ col.reshape(-1)
+    return out
+
+
+def test_deformable_convolution():
+    rng = np.random.RandomState(0)
+    x = rng.rand(2, 4, 5, 6)
+    off = (rng.rand(2, 2 * 9 * 2, 5, 6) - 0.5) * 3
+    w = rng.normal(0, 1, (6, 2, 3, 3))
+    b = rng.rand(6)
+    attrs = {"kernel": (3, 3), "pad": (1, 1), "num_filter": 6, "num_group": 2,
+             "num_deformable_group": 2}
+    grouped = lambda x_, o_, w_, b_: np.concatenate(  # noqa: E731
+        [_deform_np(x_[:, :2], o_[:, :18], w_[:3], 1, 1),
+         _deform_np(x_[:, 2:], o_[:, 18:], w_[3:], 1, 1)], 1) + b_.reshape(1, -1, 1, 1)
+    check_op("_contrib_DeformableConvolution", [x, off, w, b], attrs, grouped, grad=False,
+             rtol=1e-4, atol=1e-5)
+    small = [x[:1, :2, :4, :4], off[:1, :18, :4, :4], w[:2], b[:2]]
+    check_op("_contrib_DeformableConvolution", small, dict(attrs, num_filter=2, num_group=1,
+                                                           num_deformable_group=1), None)
+    # values from MXNet 1.9.1: output row and the sums of squares of the four gradients
+    xs = [mx.nd.array(a) for a in (x, off, w, b)]
+    for a in xs:
+        a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.DeformableConvolution(*xs, **attrs)
+    y.backward(mx.nd.array(rng.rand(*y.shape)))
+    np.testing.assert_allclose(y.asnumpy()[1, 3, 2], [2.379, -1.3451, -0.4332, 0.5868, 0.3715,
+                                                      1.595], atol=1e-4)
+    np.testing.assert_allclose([float((a.grad * a.grad).sum().asscalar()) for a in xs],
+                               [1304.298, 191.996, 11232.092, 5674.507], rtol=1e-4)
+    sym = mx.sym.contrib.DeformableConvolution(mx.sym.var("d"), mx.sym.var("o"), kernel=(3, 3),
+                                               num_filter=4, name="dc")
+    args, outs, _ = sym.infer_shape(d=(1, 3, 7, 7), o=(1, 18, 5, 5))
+    assert sym.list_arguments() == ["d", "o", "dc_weight", "dc_bias"]
+    assert args[2:] == [(4, 3, 3, 3), (4,)] and outs == [(1, 4, 5, 5)]
+    with pytest.raises(MXNetError, match="offset map"):
+        sym.infer_shape(d=(1, 3, 7, 7), o=(1, 18, 4, 5))

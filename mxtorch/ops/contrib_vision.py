@@ -1,9 +1,12 @@
-"""Contrib vision operators: ``_contrib_BilinearResize2D`` and ``_contrib_PSROIPooling``.
+"""Contrib vision operators: ``_contrib_BilinearResize2D``, ``_contrib_PSROIPooling`` and
+``_contrib_DeformableConvolution``.
 
 BilinearResize2D is torch's bilinear upsampling (MXNet's kernel computes the same source
 positions); its output size comes from one of MXNet's seven ``mode`` rules.
 PSROIPooling (R-FCN) averages each bin of a region from its own group of channels; the
 bin sums are read from an integral image, so memory stays that of the input.
+DeformableConvolution samples the input bilinearly at offset kernel positions (MXNet's
+``deformable_im2col``) and multiplies the columns with the weights per group.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .params import Bool, Enum, Float, Int, OptFloat
+from .params import Bool, Enum, Float, Int, OptFloat, Shape
 from .registry import OpDef, register
 
 __all__: list[str] = []
@@ -219,4 +222,147 @@ spatial_scale : float
 output_dim : int
 pooled_size : int
 group_size : int, default 0
+"""))
+
+
+# ---------------------------------------------------------------------------- DeformableConvolution
+def _deform_geometry(attrs: Any, data: tuple) -> tuple:
+    """(kernel, stride, dilate, pad, out_h, out_w) of a 2-D deformable convolution."""
+    kernel = tuple(attrs.kernel)
+    if len(kernel) != 2:
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: only 2D kernels are "
+                         f"supported, got kernel {kernel}")
+    stride = tuple(attrs.stride) or (1, 1)
+    dilate = tuple(attrs.dilate) or (1, 1)
+    pad = tuple(attrs.pad) or (0, 0)
+    if len(data) != 4:
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: input data should be 4D "
+                         f"in batch-num_filter-y-x, got {tuple(data)}")
+    for what, n in (("num_group", attrs.num_group),
+                    ("num_deformable_group", attrs.num_deformable_group)):
+        if data[1] % n:
+            raise MXNetError(f"Operator _contrib_DeformableConvolution: input channels "
+                             f"{data[1]} must divide by {what} {n}")
+    if attrs.num_filter % attrs.num_group:
+        raise MXNetError("Operator _contrib_DeformableConvolution: output num_filter must "
+                         "divide group size")
+    out = [(size + 2 * p - (d * (k - 1) + 1)) // s + 1
+           for size, k, s, d, p in zip(data[2:], kernel, stride, dilate, pad)]
+    if min(out) <= 0:
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: kernel size {kernel} "
+                         f"exceeds input {tuple(data[2:])} + 2 * pad {pad}")
+    return kernel, stride, dilate, pad, out[0], out[1]
+
+
+def _check_offset(attrs: Any, offset: tuple, kernel: tuple, out_hw: tuple) -> None:
+    if len(offset) != 4:
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: input offset should be 4D "
+                         f"in batch-num_filter-y-x, got {tuple(offset)}")
+    if tuple(offset[2:]) != tuple(out_hw):
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: the offset map "
+                         f"{tuple(offset[2:])} must have the output's height and width "
+                         f"{tuple(out_hw)}")
+    if offset[1] != 2 * kernel[0] * kernel[1] * attrs.num_deformable_group:
+        raise MXNetError(f"Operator _contrib_DeformableConvolution: offset has {offset[1]} "
+                         f"channels, 2 * kernel size * num_deformable_group = "
+                         f"{2 * kernel[0] * kernel[1] * attrs.num_deformable_group} expected")
+
+
+def _deform_sample(data: torch.Tensor, ys: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
+    """Bilinear samples of (N, G, Cg, H, W) maps at (N, G, P) positions: (N, G, Cg, P).
+
+    # MXNet: positions outside [0, H) x [0, W) read 0; at the last row or column the
+    # lower neighbour alone is read.
+    """
+    height, width = data.shape[-2:]
+    inside = (ys >= 0) & (xs >= 0) & (ys < height) & (xs < width)
+    y0, x0 = torch.floor(ys).clamp(0, height - 1), torch.floor(xs).clamp(0, width - 1)
+    ly = torch.where(y0 >= height - 1, torch.zeros_like(ys), ys - y0)
+    lx = torch.where(x0 >= width - 1, torch.zeros_like(xs), xs - x0)
+    y1, x1 = (y0 + 1).clamp(max=height - 1), (x0 + 1).clamp(max=width - 1)
+    flat = data.flatten(-2)
+    cg = data.shape[2]
+
+    def at(yy: torch.Tensor, xx: torch.Tensor) -> torch.Tensor:
+        idx = (yy * width + xx).long().unsqueeze(2).expand(-1, -1, cg, -1)
+        return flat.gather(3, idx)
+
+    val = ((1 - ly) * (1 - lx)).unsqueeze(2) * at(y0, x0) \
+        + ((1 - ly) * lx).unsqueeze(2) * at(y0, x1) \
+        + (ly * (1 - lx)).unsqueeze(2) * at(y1, x0) + (ly * lx).unsqueeze(2) * at(y1, x1)
+    return torch.where(inside.unsqueeze(2), val, torch.zeros((), dtype=val.dtype,
+                                                             device=val.device))
+
+
+def _deformable_conv(attrs: Any, data: torch.Tensor, offset: torch.Tensor,
+                     weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """Convolution over the input sampled at kernel positions moved by ``offset``."""
+    kernel, stride, dilate, pad, out_h, out_w = _deform_geometry(attrs, tuple(data.shape))
+    _check_offset(attrs, tuple(offset.shape), kernel, (out_h, out_w))
+    n, c, _, _ = data.shape
+    dg, k = attrs.num_deformable_group, kernel[0] * kernel[1]
+    ky, kx = torch.meshgrid(torch.arange(kernel[0]), torch.arange(kernel[1]), indexing="ij")
+    oy = torch.arange(out_h) * stride[0] - pad[0]
+    ox = torch.arange(out_w) * stride[1] - pad[1]
+    base_y = (ky.reshape(k, 1, 1) * dilate[0] + oy.reshape(1, -1, 1)).to(data)   # (K, Ho, 1)
+    base_x = (kx.reshape(k, 1, 1) * dilate[1] + ox.reshape(1, 1, -1)).to(data)   # (K, 1, Wo)
+    # offset channels: per deformable group, per kernel position, (dy, dx)
+    off = offset.reshape(n, dg, k, 2, out_h, out_w)
+    ys = (base_y + off[:, :, :, 0]).reshape(n, dg, -1)
+    xs = (base_x + off[:, :, :, 1]).reshape(n, dg, -1)
+    cols = _deform_sample(data.reshape(n, dg, c // dg, *data.shape[2:]), ys, xs)
+    g = attrs.num_group
+    cols = cols.reshape(n, g, (c // g) * k, out_h * out_w)          # (channel, kernel) rows
+    w = weight.reshape(g, attrs.num_filter // g, (c // g) * k)
+    out = torch.einsum("gfr,ngrl->ngfl", w, cols).reshape(n, attrs.num_filter, out_h, out_w)
+    return out if bias is None else out + bias.reshape(1, -1, 1, 1)
+
+
+def _deformable_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    """weight (F, C / num_group, kh, kw) and bias (F,) from data; the offset map checked."""
+    data, offset = shapes[0], shapes[1]
+    if data is None or 0 in data:
+        return shapes, None
+    kernel, _, _, _, out_h, out_w = _deform_geometry(attrs, tuple(data))
+    if offset is not None:
+        _check_offset(attrs, tuple(offset), kernel, (out_h, out_w))
+    new = [tuple(data), offset, (attrs.num_filter, data[1] // attrs.num_group, *kernel)]
+    if not attrs.no_bias:
+        new.append((attrs.num_filter,))
+    return new, [(data[0], attrs.num_filter, out_h, out_w)]
+
+
+register(OpDef(
+    "_contrib_DeformableConvolution", _deformable_conv, infer_shape=_deformable_infer_shape,
+    inputs=lambda a: ["data", "offset", "weight"] + ([] if a.no_bias else ["bias"]),
+    params=[Shape("kernel", doc="Convolution kernel size: (h, w)"),
+            Shape("stride", (), "Convolution stride (default 1)"),
+            Shape("dilate", (), "Convolution dilate (default 1)"),
+            Shape("pad", (), "Zero pad (default 0)"),
+            Int("num_filter", doc="Convolution filter (channel) number"),
+            Int("num_group", 1, "Number of group partitions"),
+            Int("num_deformable_group", 1, "Number of deformable group partitions"),
+            Int("workspace", 1024, "Maximum temporary workspace (MB, ignored)"),
+            Bool("no_bias", False, "Whether to disable the bias parameter"),
+            Enum("layout", ("NCW", "NCHW", "NCDHW"), None, "Layout of data", optional=True)],
+    doc="""Deformable convolution (Dai et al., 2017), 2-D.
+
+The kernel position ``(i, j)`` of output ``(y, x)`` reads the input at
+``(y * stride - pad + i * dilate + dy, x * stride - pad + j * dilate + dx)``, bilinearly,
+with ``(dy, dx)`` from ``offset`` (channels ordered by deformable group, kernel position,
+then dy, dx); positions outside the input read 0.
+
+Parameters
+----------
+data : NDArray
+    ``(N, C, H, W)``.
+offset : NDArray
+    ``(N, num_deformable_group * 2 * kh * kw, out_h, out_w)``.
+weight : NDArray
+    ``(num_filter, C / num_group, kh, kw)``.
+bias : NDArray, optional
+kernel, stride, dilate, pad : tuple of int
+num_filter : int
+num_group, num_deformable_group : int, default 1
+no_bias : bool, default False
 """))
