@@ -4,8 +4,9 @@ MXNet resizes images (``_cvimresize``, ``_image_resize``) with OpenCV, so its re
 OpenCV's: sample positions ``(d + 0.5) * scale - 0.5`` with edge pixels replicated,
 bicubic with ``A = -0.75``, Lanczos over 8 taps, pixel-area averaging when shrinking,
 and for uint8 images fixed-point weights (11 bits per axis) with the rounding of the
-integer pipeline. Each axis becomes a (destination x source) weight matrix, so a resize
-is two matrix products.
+integer pipeline. Float images match OpenCV to float rounding; for uint8, bilinear
+enlargement can still differ by 1 in about 2% of the pixels (OpenCV's vector code paths
+are emulated only in part). Each axis is a table of source taps and weights.
 """
 from __future__ import annotations
 
@@ -128,7 +129,7 @@ def _nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     """OpenCV's nearest neighbour: source index floor(d * src / dst), clamped."""
     def index(dst: int, src: int) -> torch.Tensor:
         pos = np.floor(np.arange(dst) * (1.0 / (dst / src))).astype(np.int64)
-        return torch.from_numpy(np.minimum(pos, src - 1))
+        return torch.from_numpy(np.minimum(pos, src - 1)).to(x.device)
     return x.index_select(0, index(h, x.shape[0])).index_select(1, index(w, x.shape[1]))
 
 
@@ -145,8 +146,8 @@ def _area_shrink(x: torch.Tensor, h: int, w: int, fast: tuple) -> torch.Tensor:
             mean = total.to(torch.float32) * np.float32(1.0 / (fy * fx))
             return torch.round(mean).clamp(0, 255).to(torch.uint8)
         return blocks.sum(dim=(1, 3)) * (1.0 / (fy * fx))
-    wy = torch.from_numpy(_area_table(h, x.shape[0]))
-    wx = torch.from_numpy(_area_table(w, x.shape[1]))
+    wy = torch.from_numpy(_area_table(h, x.shape[0])).to(x.device)
+    wx = torch.from_numpy(_area_table(w, x.shape[1])).to(x.device)
     acc = torch.float64 if x.dtype == torch.float64 else torch.float32
     out = torch.einsum("yh,hwc,xw->yxc", wy.to(acc), x.to(acc), wx.to(acc))
     if is_u8:
@@ -201,7 +202,7 @@ def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
     # the leading elements of each row, round differently: the 2-tap kernel drops 4 bits
     # first and keeps the high 16 bits of each product, the 4-tap one sums in float32.
     """
-    idx, wts = _fixed_taps(interp, h, rows.shape[0])
+    idx, wts = (t.to(rows.device) for t in _fixed_taps(interp, h, rows.shape[0]))
     width = rows.shape[1] * rows.shape[2]
     if interp in (LINEAR, AREA):
         span = _vector_span(width, 16, 4)
@@ -210,7 +211,7 @@ def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
     else:
         span = 0
     flat = rows.reshape(rows.shape[0], width)
-    out = torch.empty((h, width), dtype=torch.uint8)
+    out = torch.empty((h, width), dtype=torch.uint8, device=rows.device)
     if span:
         head = flat[:, :span]
         if interp == CUBIC:
@@ -228,15 +229,15 @@ def _vertical_u8(rows: torch.Tensor, interp: int, h: int) -> torch.Tensor:
 def _separable(x: torch.Tensor, h: int, w: int, interp: int) -> torch.Tensor:
     """Horizontal then vertical weighted sums (fixed point for uint8)."""
     if x.dtype == torch.uint8:
-        idx, wts = _fixed_taps(interp, w, x.shape[1])
+        idx, wts = (t.to(x.device) for t in _fixed_taps(interp, w, x.shape[1]))
         # 2-tap sums stay below 2^31 (weights add up to 2^11 in each pass, 2^22 in both);
         # wider kernels with negative lobes may not
         acc = torch.int32 if interp in (LINEAR, AREA) else torch.int64
         rows = _tap_sum(x.to(acc), idx, wts.to(acc), 1)
         return _vertical_u8(rows, interp, h)
     acc = torch.float64 if x.dtype in (torch.float64, torch.int32) else torch.float32
-    wy = _weights(interp, h, x.shape[0]).to(acc)
-    wx = _weights(interp, w, x.shape[1]).to(acc)
+    wy = _weights(interp, h, x.shape[0]).to(x.device, acc)
+    wx = _weights(interp, w, x.shape[1]).to(x.device, acc)
     out = torch.einsum("yh,hwc,xw->yxc", wy, x.to(acc), wx)
     if x.dtype == torch.int32:
         return torch.round(out).to(torch.int32)
