@@ -706,3 +706,16 @@ def test_dynamic_shape_graph_binds_and_runs():
     assert exe.forward(is_train=True)[0].asnumpy().tolist() == [[2, 2], [2, 2]]
     exe.backward(mx.nd.ones((2, 2)))
     assert grad.asnumpy().tolist() == [[0, 0], [2, 2], [2, 2]]
+
+
+def test_bind_needs_arrays_on_its_context_without_group2ctx():
+    s = mx.sym.var("a") * 2
+    with pytest.raises(MXNetError, match=r"Input array is in cpu\(1\) while binding with "
+                                         r"ctx=cpu\(0\)"):
+        s.bind(mx.cpu(0), args={"a": mx.nd.ones((2,), ctx=mx.cpu(1))})
+    with pytest.raises(MXNetError, match="Gradient array is in cpu"):
+        s.bind(mx.cpu(0), args={"a": mx.nd.ones((2,))},
+               args_grad={"a": mx.nd.ones((2,), ctx=mx.cpu(1))})
+    exe = s.bind(mx.cpu(0), args={"a": mx.nd.ones((2,), ctx=mx.cpu(1))},
+                 group2ctx={"dev": mx.cpu(1)})
+    assert exe.forward()[0].asnumpy().tolist() == [2, 2]

@@ -563,7 +563,20 @@ def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     reqs = _reqs(grad_req, arg_names) if args_grad is not None else ["null"] * len(arg_names)
     reqs = [r if g is not None else "null" for r, g in zip(reqs, grads)]
     aux_arrays = _arrays(aux_states, aux_names, "aux_states")
+    if not group2ctx:
+        _check_contexts(ctx, arg_arrays, grads)
     return Executor(sym, ctx, arg_arrays, grads, reqs, aux_arrays, group2ctx)
+
+
+def _check_contexts(ctx: Context, args: list, grads: list) -> None:
+    """MXNet: without group2ctx every argument and gradient is on the bind context."""
+    for what, arrays in (("Input", args), ("Gradient", grads)):
+        for a in arrays:
+            if a is not None and a.context != ctx:
+                plural = "arguments" if what == "Input" else "gradients"
+                raise MXNetError(f"{what} array is in {a.context} while binding with ctx={ctx}."
+                                 f" All {plural} must be in global context ({ctx}) unless "
+                                 "group2ctx is specified for cross-device graph.")
 
 
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
