@@ -172,3 +172,31 @@ def test_scalar_and_zero_size_shapes_need_np_shape():
     def scalar_one():
         return mx.nd.ones(shape=())
     assert scalar_one().shape == ()
+
+
+def test_arange_infer_range_takes_its_length_from_the_graph():
+    # MXNet: arange(start, infer_range=True) without stop is as long as the graph needs
+    s = mx.sym.elemwise_add(mx.sym.arange(start=2, step=3, infer_range=True),
+                            mx.sym.zeros(shape=[4]))
+    assert s.infer_shape() == ([], [(4,)], [])
+    out = s.bind(mx.cpu(), args={}).forward()[0]
+    assert out.asnumpy().tolist() == [2, 5, 8, 11]
+    assert mx.sym.arange(2, 11, step=3, repeat=2).infer_shape()[1] == [(6,)]
+
+
+def test_arange_like():
+    # values from MXNet 1.9.1
+    x = mx.nd.array(np.random.RandomState(0).rand(3, 4))
+    assert mx.nd.contrib.arange_like(x).asnumpy().tolist() == [[0, 1, 2, 3], [4, 5, 6, 7],
+                                                               [8, 9, 10, 11]]
+    out = mx.nd.contrib.arange_like(x, start=1, step=2, repeat=2, axis=-1)
+    assert out.asnumpy().tolist() == [1, 1, 3, 3]
+    ints = mx.nd.contrib.arange_like(mx.nd.ones((2, 3), dtype="int32"), start=0.5, step=1.5)
+    assert ints.dtype == np.int32 and ints.asnumpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    sym = mx.sym.contrib.arange_like(mx.sym.var("x"), axis=0)
+    assert sym.infer_shape(x=(3, 4))[1] == [(3,)]
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.arange_like(x) * x
+    y.backward()   # arange_like itself passes no gradient to x
+    assert x.grad.asnumpy().tolist() == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]

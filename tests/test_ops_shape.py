@@ -486,3 +486,9 @@ def test_broadcast_like_refuses_empty_axes():
     with pytest.raises(MXNetError, match="empty axes"):
         mx.nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
     assert mx.nd.broadcast_like(lhs, rhs, lhs_axes=(0,), rhs_axes=(0,)).shape == (3, 2)
+
+
+def test_reshape_target_shape_inference():
+    # the deprecated target_shape API (0 = the size that makes the count match)
+    net = mx.sym.Reshape(mx.sym.var("data"), target_shape=(2, 0))
+    assert mx.sym.load_json(net.tojson()).infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]

@@ -91,12 +91,11 @@ class GraphProgram:
         self._modules: dict[tuple, fx.GraphModule] = _shared_modules(
             _structure(self.nodes, self.heads))
         self._forwards: dict[tuple, Callable] = {}  # the modules' generated forward code
-        # MXNet: creation nodes (zeros/ones/full) may say shape=(0, H) or (-1, H), "inferred
-        # from the graph" (RNN begin states); those programs are specialized per input
-        # shapes.
-        self._deferred = [n for n in self.nodes if not n.is_variable and n.op.creates
-                          and any(d is None or d <= 0
-                                  for d in getattr(n.parsed, "shape", None) or ())]
+        # MXNet: creation nodes may take their shape from the graph (zeros/ones/full with
+        # shape=(0, H) or (-1, H) for RNN begin states, arange with infer_range); those
+        # programs are specialized per input shapes.
+        self._deferred = [n for n in self.nodes
+                          if not n.is_variable and n.op.shape_from_graph(n.parsed)]
 
     def module(self, is_train: bool, device: torch.device | None = None,
                in_shapes: tuple | None = None) -> fx.GraphModule:
@@ -228,7 +227,7 @@ def _bound(n: Node, is_train: bool, device: torch.device | None,
            shape: tuple | None = None, channels_last: bool = False) -> Callable:
     subs = (_subgraph_callables(n, is_train, device, channels_last)
             if n.op.takes_subgraphs else None)
-    attrs = n.parsed if shape is None else n.parsed._replace(shape=shape)
+    attrs = n.parsed if shape is None else n.op.with_shape(n.parsed, shape)
     fn = n.op.bind_runtime(attrs, is_train, device, subs)
     fn.__name__ = _ident(n.name)
     fn.__qualname__ = fn.__name__

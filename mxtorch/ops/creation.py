@@ -12,9 +12,9 @@ import torch
 
 from ..base import MXNetError, dtype_name
 from ..util import is_np_shape
-from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, Shape, Str
+from .params import REQUIRED, Bool, Dtype, Float, Int, OptFloat, OptInt, Shape, Str
 from .elemwise import same_shape_infer
-from .registry import OpDef, register
+from .registry import OpDef, register, same_type_infer
 from .tensor_util import torch_dtype
 
 __all__: list[str] = []
@@ -132,11 +132,63 @@ def _arange(attrs, *, device=None) -> torch.Tensor:
     return out
 
 
+def _infers_range(attrs) -> bool:
+    # MXNet: with infer_range and no stop, the length comes from the graph
+    return attrs.infer_range and attrs.stop is None
+
+
+def _arange_infer(attrs, shapes, out_shapes=None):
+    if _infers_range(attrs):
+        return shapes, [(out_shapes or [None])[0]]
+    start, stop = (0.0, attrs.start) if attrs.stop is None else (attrs.start, attrs.stop)
+    return shapes, [(_arange_len(start, stop, attrs.step) * attrs.repeat,)]
+
+
+def _arange_with_shape(attrs, shape: tuple):
+    """The stop that gives ``shape`` (arange with infer_range in a graph)."""
+    return attrs._replace(stop=attrs.start + attrs.step * (shape[0] // attrs.repeat))
+
+
 register(OpDef("_arange", _arange, inputs=(), creates=True,
                params=[Float("start"), OptFloat("stop", None), Float("step", 1.0),
                        Int("repeat", 1), Bool("infer_range", False), Str("ctx", ""),
                        Dtype("dtype", "float32")],
+               infer_shape=_arange_infer, shape_from_graph=_infers_range,
+               with_shape=_arange_with_shape,
                doc="Evenly spaced values in [start, stop), each repeated ``repeat`` times."))
+
+
+def _arange_like(attrs, data: torch.Tensor) -> torch.Tensor:
+    """``start + (i // repeat) * step`` in data's shape (or along one of its axes)."""
+    if attrs.axis is None:
+        shape = tuple(data.shape)
+    else:
+        if not -data.dim() <= attrs.axis < data.dim():
+            raise MXNetError(f"Operator _contrib_arange_like: axis {attrs.axis} is out of "
+                             f"range for data of shape {tuple(data.shape)}")
+        shape = (data.shape[attrs.axis],)
+    n = math.prod(shape)
+    idx = torch.div(torch.arange(n, dtype=torch.float64, device=data.device),
+                    attrs.repeat, rounding_mode="floor")
+    start, step = attrs.start, attrs.step
+    if not data.is_floating_point():   # MXNet: start and step cast to the dtype first
+        start, step = int(start), int(step)
+    return (start + idx * step).to(data.dtype).reshape(shape)
+
+
+def _arange_like_infer(attrs, shapes):
+    data = shapes[0]
+    if data is None or attrs.axis is None:
+        return shapes, [data]
+    return shapes, [(data[attrs.axis],)]
+
+
+register(OpDef("_contrib_arange_like", _arange_like, aliases=("_npx_arange_like",),
+               params=[Float("start", 0.0), Float("step", 1.0), Int("repeat", 1),
+                       Str("ctx", ""), OptInt("axis", None)],
+               infer_shape=_arange_like_infer, infer_type=same_type_infer,
+               doc="Evenly spaced values with the shape of ``data`` (or the size of its "
+                   "``axis``); its gradient is zero."))
 
 
 def _linspace(attrs, *, device=None) -> torch.Tensor:

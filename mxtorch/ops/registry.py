@@ -60,7 +60,9 @@ class OpDef:
                  work: Callable | None = None, differentiable: bool = True,
                  zero_grad: bool = False, input_inits: dict[str, str] | None = None,
                  deterministic: bool | Callable[[Any], bool] = True,
-                 listed_inputs: bool = True, subgraph_attr: str | None = None):
+                 listed_inputs: bool = True, subgraph_attr: str | None = None,
+                 shape_from_graph: Callable[[Any], bool] | None = None,
+                 with_shape: Callable[[Any, tuple], Any] | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -111,6 +113,12 @@ class OpDef:
         # operator applies to its inputs (_CachedOp): the graph layer compiles it and infers
         # the node's shapes and types through it
         self.subgraph_attr = subgraph_attr
+        # a creation operator whose output shape the graph gives (MXNet infers it
+        # backwards): shape_from_graph(attrs) says when (default: a ``shape`` attribute with
+        # unknown dims), with_shape(attrs, shape) gives the attributes that make that shape
+        # (default: ``shape`` replaced)
+        self._shape_from_graph = shape_from_graph
+        self._with_shape = with_shape
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -200,6 +208,20 @@ class OpDef:
             n = self.num_outputs(attrs)
             return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
         return list(names(attrs) if callable(names) else names)
+
+    def shape_from_graph(self, attrs: Any) -> bool:
+        """Whether this creation node's output shape must come from the graph."""
+        if not self.creates:
+            return False
+        if self._shape_from_graph is not None:
+            return self._shape_from_graph(attrs)
+        return any(d is None or d <= 0 for d in getattr(attrs, "shape", None) or ())
+
+    def with_shape(self, attrs: Any, shape: tuple) -> Any:
+        """The attributes that make this creation node's output ``shape``."""
+        if self._with_shape is not None:
+            return self._with_shape(attrs, shape)
+        return attrs._replace(shape=shape)
 
     def nested_graphs(self, attrs: Any) -> list[dict]:
         """The nested graph named by ``subgraph_attr``, as symbol JSON data (else [])."""

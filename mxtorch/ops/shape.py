@@ -162,10 +162,12 @@ def _reshape_infer(attrs, shapes, out_shapes=None):
     """Forward inference, and back-filling one unknown input dim from a known output (the
     one computed, or the one the graph knows)."""
     (d,) = shapes
-    if d is None or not attrs.shape:
+    if d is None:
         return shapes, [None]
     if 0 not in d:
         return shapes, [_reshape_out(attrs, d)]
+    if not attrs.shape:   # the deprecated target_shape: left to the generic inference
+        return shapes, None
     out = reshape_target(d, attrs.shape, attrs.reverse)
     given = (out_shapes or [None])[0]
     if 0 in out and given is not None and 0 not in given and len(given) == len(out):

@@ -62,7 +62,8 @@ def full(shape, val, dtype=None, name=None, attr=None, **kwargs):
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
     return _make("_arange", [], dict(start=start, stop=stop, step=step, repeat=repeat,
-                                     dtype=dtype or "float32"), name=name)
+                                     infer_range=infer_range, dtype=dtype or "float32"),
+                 name=name)
 
 
 def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
