@@ -719,3 +719,14 @@ def test_bind_needs_arrays_on_its_context_without_group2ctx():
     exe = s.bind(mx.cpu(0), args={"a": mx.nd.ones((2,), ctx=mx.cpu(1))},
                  group2ctx={"dev": mx.cpu(1)})
     assert exe.forward()[0].asnumpy().tolist() == [2, 2]
+
+
+def test_integer_arguments_get_gradients_through_a_cast():
+    # MXNet: Cast's backward casts the head gradient to the (integer) argument's dtype
+    x = mx.sym.var("x", dtype=np.int32)
+    exe = mx.sym.Cast(x, dtype=np.float32).simple_bind(mx.cpu(), x=(2, 2))
+    exe.arg_arrays[0][:] = np.array([[1, 2], [3, 4]])
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array([[1.5, -2.7], [3.2, 0.4]]))
+    assert exe.grad_arrays[0].dtype == np.int32
+    assert exe.grad_arrays[0].asnumpy().tolist() == [[1, -2], [3, 0]]

@@ -67,10 +67,12 @@ class Executor:
                  and self.grad_arrays[pos[n]] is not None]
         if slots:   # MXNet fails at bind where a gradient meets a non-differentiable op
             gradient_nodes(sym._outputs, {self._arg_names[i] for _, i in slots})
-        # MXNet: an integer argument's gradient is zero (torch differentiates floats only)
+        # torch differentiates floats only: integer arguments get theirs from a float64 tape
         self._grad_slots = [(k, i) for k, i in slots
                             if self.arg_arrays[i]._t.is_floating_point()]
-        self._int_grads = [i for _, i in slots if not self.arg_arrays[i]._t.is_floating_point()]
+        self._int_slots = [(k, i) for k, i in slots
+                           if not self.arg_arrays[i]._t.is_floating_point()]
+        self._int_tape: tuple | None = None
         self._outputs: list[NDArray] | None = None   # made when first asked for
         self._out_tensors: tuple = ()
         self._leaves: list = []
@@ -168,6 +170,8 @@ class Executor:
                 if outs is None:
                     outs = self._run(tensors, is_train, device)
         outs = own_outputs(outs, tensors)
+        self._int_tape = self._int_record(tensors, device) if self._int_slots and is_train \
+            else None
         self._leaves = leaves
         self._out_tensors = outs
         self._set_outputs(outs)
@@ -272,10 +276,41 @@ class Executor:
         self._backward(out_grads)
         gate.charge(time.perf_counter() - start, new_run=False)
 
+    def _int_record(self, tensors, device) -> tuple:
+        """MXNet gives integer arguments gradients too (Cast's backward casts them to the
+        argument's dtype): the step runs once more on the tape with those arguments as
+        float64 leaves, for their gradients alone."""
+        tensors = [t.detach() for t in tensors]
+        leaves = []
+        for k, _ in self._int_slots:
+            tensors[k] = tensors[k].to(torch.float64).requires_grad_(True)
+            leaves.append(tensors[k])
+        with torch.enable_grad():
+            return self._program(tensors, True, device), leaves
+
+    def _int_backward(self, out_grads) -> None:
+        """Write the integer arguments' gradients (truncated, as a cast does)."""
+        grads: list = [None] * len(self._int_slots)
+        if self._int_tape is not None:
+            outs, leaves = self._int_tape
+            heads = [(t, g) for t, g in zip(outs, self._given_grads(out_grads, len(outs)))
+                     if t.requires_grad]
+            if heads:
+                grads = torch.autograd.grad(
+                    [t for t, _ in heads], leaves,
+                    [torch.ones_like(t) if g is None else _as_tensor(g).to(t.device, t.dtype)
+                     for t, g in heads], retain_graph=True, allow_unused=True)
+        with torch.no_grad():
+            for (_, i), g in zip(self._int_slots, grads):
+                buf = self.grad_arrays[i]._t
+                if g is not None:
+                    buf.add_(g.to(buf.dtype)) if self._grad_reqs[i] == "add" else buf.copy_(g)
+                elif self._grad_reqs[i] == "write":
+                    buf.zero_()
+
     def _backward(self, out_grads) -> None:
-        for i in self._int_grads:
-            if self._grad_reqs[i] == "write":
-                self.grad_arrays[i]._t.zero_()
+        if self._int_slots:
+            self._int_backward(out_grads)
         if not self._grad_slots:
             return
         step = self._step
@@ -329,19 +364,23 @@ class Executor:
             else:
                 buf.copy_(g)
 
-    def _head_grads(self, out_grads, step: TrainingStep | None = None):
-        outs = self._out_tensors
+    def _given_grads(self, out_grads, n: int) -> list:
+        """The head gradients given to backward, one per output (None: ones)."""
         if out_grads is None or (isinstance(out_grads, (list, tuple)) and not out_grads):
-            given = [None] * len(outs)
+            given = [None] * n
         elif isinstance(out_grads, NDArray):
             given = [out_grads]
         elif isinstance(out_grads, dict):
-            given = [out_grads.get(n) for n in self._output_names]
+            given = [out_grads.get(name) for name in self._output_names]
         else:
-            given = list(out_grads)[:len(outs)]   # MXNet: extra head gradients are unused
-        if len(given) != len(outs):
-            raise MXNetError(f"backward: {len(given)} head gradients given for "
-                             f"{len(outs)} outputs")
+            given = list(out_grads)[:n]   # MXNet: extra head gradients are unused
+        if len(given) != n:
+            raise MXNetError(f"backward: {len(given)} head gradients given for {n} outputs")
+        return given
+
+    def _head_grads(self, out_grads, step: TrainingStep | None = None):
+        outs = self._out_tensors
+        given = self._given_grads(out_grads, len(outs))
         if step is not None and all(g is None for g in given):
             return None, step.ones()
         heads, grads = [], []
@@ -351,8 +390,7 @@ class Executor:
                 continue
             heads.append(t)
             grads.append(torch.ones_like(t) if g is None else
-                         (g._t if isinstance(g, NDArray) else torch.as_tensor(g)).to(
-                             t.device, t.dtype))
+                         _as_tensor(g).to(t.device, t.dtype))
         return heads, grads
 
     # ------------------------------------------------------------------ views
@@ -502,6 +540,10 @@ def _resized(arr: NDArray, shape, allow_up_sizing: bool, what: str) -> NDArray:
                          "the reverse. If you really want to up size, set "
                          "allow_up_sizing=True to enable allocation of new arrays.")
     return _zeros(shape, arr.dtype, arr.context)
+
+def _as_tensor(g) -> torch.Tensor:
+    return g._t if isinstance(g, NDArray) else torch.as_tensor(g)
+
 
 def _zeros(shape, dtype, ctx: Context) -> NDArray:
     return _wrap(torch.zeros(tuple(shape), dtype=torch_dtype(dtype),
