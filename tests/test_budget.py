@@ -35,17 +35,23 @@ def test_compile_is_never_due_before_two_timed_runs():
     assert gate.due()
 
 
-@pytest.mark.parametrize("fast, kept", [(0.1, True), (0.5, False)])
-def test_compiled_program_is_kept_only_if_faster(fast, kept):
+@pytest.mark.parametrize("trial, kept", [
+    ([0.05] * 5, True),
+    ([0.05, 0.05, 3.0, 0.05, 2.0], True),     # a collection or a busy machine, twice
+    ([0.25] * 5, False),
+    ([0.25, 0.25, 0.05, 0.25, 0.05], False),
+])
+def test_compiled_program_is_kept_unless_its_typical_run_is_slower(trial, kept):
     gate = CompileGate(CostModel(fixed=0.0, per_node=0.0), nodes=3)
-    _runs(gate, 0.2, 0.2, 3)                 # plain runs: 0.4 s each
+    _runs(gate, 0.2, 0.2, 3)                 # plain runs: 0.4 s each (the first untimed)
     assert gate.due()
     gate.compiled_as("step", seconds=2.0)
     assert gate.compiled == "step" and not gate.final and not gate.due()
     _runs(gate, 5.0, 5.0, 1)                 # its first run is not timed
-    _runs(gate, fast, fast, 3)               # the trial
+    for t in trial:
+        _runs(gate, t, t, 1)
     assert gate.compiled == "step" and not gate.final
-    gate.charge(fast, new_run=True)          # the next run decides
+    gate.charge(0.01, new_run=True)          # the next run decides
     assert gate.final and (gate.compiled == "step") is kept
 
 
@@ -203,17 +209,17 @@ def test_shape_and_dtype_inference_run_each_distinct_node_once(monkeypatch):
     real = registry.OpDef._meta_run
     monkeypatch.setattr(registry.OpDef, "_meta_run",
                         lambda self, *a: runs.append(self.name) or real(self, *a))
-    monkeypatch.setattr(registry.get("tanh"), "_meta_memo", {})
+    # sort declares no inference of its own: its meta kernel answers
+    monkeypatch.setattr(registry.get("sort"), "_meta_memo", {})
     x = mx.sym.var("x")
     out = x
-    for _ in range(50):     # 50 equal tanh nodes, each fed the same shape
-        out = mx.sym.tanh(out)
+    for _ in range(50):     # 50 equal sort nodes, each fed the same shape
+        out = mx.sym.sort(out)
     assert out.infer_shape(x=(3, 4))[1] == [(3, 4)]
     assert out.infer_type(x=np.float16)[1] == [np.float16]
-    assert 1 <= len(runs) <= 2 and set(runs) == {"tanh"}   # a shape run, a dtype run
-    seen = len(runs)
-    again = mx.sym.tanh(mx.sym.var("y"))     # another graph: the answers are remembered
-    assert again.infer_shape(y=(3, 4))[1] == [(3, 4)] and len(runs) == seen
+    assert runs == ["sort", "sort"]          # a shape run, a dtype run
+    again = mx.sym.sort(mx.sym.var("y"))     # another graph: the answers are remembered
+    assert again.infer_shape(y=(3, 4))[1] == [(3, 4)] and len(runs) == 2
 
 
 def test_remembered_inference_still_reports_errors():

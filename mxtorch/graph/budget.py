@@ -28,7 +28,8 @@ _WARM_RUNS = 1
 # Timed plain runs before compiling can be due; timed compiled runs that decide whether
 # the compiled program is kept.
 _PLAIN_RUNS = 2
-_TRIAL_RUNS = 3
+_TRIAL_RUNS = 5
+_KEPT_RUNS = 64   # plain run times kept for the comparison
 _SAMPLES = 15   # compilations a CostModel's estimate is the median of
 
 
@@ -58,16 +59,18 @@ class CostModel:
 
 class CompileGate:
     """One program signature: the plain program runs until compiling it is due, then
-    the compiled one (``compiled``) as long as it is faster.
+    the compiled one (``compiled``) unless it turns out slower.
 
     The caller charges every run with :meth:`charge` (a run may be charged in parts,
     its forward with ``new_run=True`` and its backward after), asks :meth:`due` after
-    a plain run, and hands over what it compiled with :meth:`compiled_as`. With
-    ``at_once`` compiling is due after the first run, and the compiled program is kept.
+    a plain run's forward, and hands over what it compiled with :meth:`compiled_as`.
+    With ``at_once`` compiling is due after the first run, and the compiled program is
+    kept. Run times are compared by their medians: a collection or another process
+    slows a few runs, not the typical one.
     """
 
-    __slots__ = ("model", "nodes", "at_once", "compiled", "final", "_runs", "_plain",
-                 "_plain_runs", "_fast", "_fast_runs")
+    __slots__ = ("model", "nodes", "at_once", "compiled", "final", "_runs", "_run",
+                 "_timed", "_plain", "_plain_total", "_fast")
 
     def __init__(self, model: CostModel, nodes: int, at_once: bool = False):
         self.model = model
@@ -76,33 +79,35 @@ class CompileGate:
         self.compiled = None       # the compiled program, once one runs
         self.final = False         # decided for good: nothing more to time
         self._runs = 0             # runs since the program now running was made
-        self._plain = self._fast = 0.0
-        self._plain_runs = self._fast_runs = 0
+        self._run = 0.0            # the run in progress, while it is timed
+        self._timed = False
+        self._plain: deque = deque(maxlen=_KEPT_RUNS)   # times of whole runs
+        self._plain_total = 0.0    # every timed plain second, the run in progress's too
+        self._fast: list = []
 
     def charge(self, seconds: float, new_run: bool) -> None:
         """Charge ``seconds`` of running the program now in use (plain or compiled)."""
         if self.final:
             return
         if new_run:
-            self._runs += 1
-            if self.compiled is not None and self._fast_runs >= _TRIAL_RUNS:
+            self._close_run()
+            if self.compiled is not None and len(self._fast) >= _TRIAL_RUNS:
                 self._decide()
                 return
-        if self._runs <= _WARM_RUNS:
-            return
-        if self.compiled is None:
-            self._plain += seconds
-            self._plain_runs += new_run
-        else:
-            self._fast += seconds
-            self._fast_runs += new_run
+            self._runs += 1
+            self._timed = self._runs > _WARM_RUNS
+        if self._timed:
+            self._run += seconds
+            if self.compiled is None:
+                self._plain_total += seconds
 
     def due(self) -> bool:
         """Whether the plain runs so far have taken as long as compiling would."""
         if self.compiled is not None or self.final:
             return False
-        return self.at_once or (self._plain_runs >= _PLAIN_RUNS
-                                and self._plain >= self.model.estimate(self.nodes))
+        runs = len(self._plain) + self._timed
+        return self.at_once or (runs >= _PLAIN_RUNS
+                                and self._plain_total >= self.model.estimate(self.nodes))
 
     def compiled_as(self, program, seconds: float) -> None:
         """Take the compiled program, made in ``seconds`` (None: it cannot be compiled
@@ -110,15 +115,24 @@ class CompileGate:
         self.model.observe(self.nodes, seconds)
         self.compiled = program
         self.final = program is None or self.at_once
-        self._runs = 0
+        self._runs, self._timed = 0, False    # the rest of this plain run is not timed
 
     def never(self) -> None:
         """Keep the plain program for good."""
         self.compiled, self.final = None, True
 
+    def _close_run(self) -> None:
+        if self._timed:
+            (self._plain if self.compiled is None else self._fast).append(self._run)
+        self._run, self._timed = 0.0, False
+
     def _decide(self) -> None:
-        """After the trial runs: keep the compiled program only if it is faster."""
-        plain = self._plain / max(self._plain_runs, 1)
-        if self._fast / self._fast_runs >= plain:
+        """After the trial runs: keep the compiled program unless it is slower."""
+        if _median(self._fast) > _median(self._plain):
             self.compiled = None
         self.final = True
+
+
+def _median(times) -> float:
+    ordered = sorted(times)
+    return ordered[len(ordered) // 2] if ordered else float("inf")
