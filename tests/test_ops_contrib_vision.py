@@ -131,3 +131,50 @@ def test_deformable_convolution():
     assert args[2:] == [(4, 3, 3, 3), (4,)] and outs == [(1, 4, 5, 5)]
     with pytest.raises(MXNetError, match="offset map"):
         sym.infer_shape(d=(1, 3, 7, 7), o=(1, 18, 4, 5))
+
+
+RA_DATA = np.random.RandomState(1).rand(2, 8, 9, 11)
+RA_ROIS = np.array([[0, 1.5, 2.2, 7.9, 8.8], [1, -3, -2, 4, 3], [1, 9.5, 7, 13, 12],
+                    [0, 3, 3, 3.2, 3.1]])
+
+
+@pytest.mark.parametrize("kwargs,first", [
+    # channel 0 of the first two ROIs, from MXNet 1.9.1 (a sample far outside reads 0)
+    ({}, [0.5265, 0.437, 0.6037, 0.3937, 0.6137, 0.4741, 0.0854, 0.2729, 0.3065, 0.5543,
+          0.3313, 0.3612]),
+    ({"sample_ratio": 2}, [0.5611, 0.5103, 0.6663, 0.4543, 0.551, 0.4166, 0.0826, 0.3202,
+                           0.3071, 0.5564, 0.3378, 0.3204]),
+    ({"aligned": True}, [0.6213, 0.4471, 0.5482, 0.3908, 0.6802, 0.4399, 0.0, 0.0, 0.1121,
+                         0.5603, 0.2018, 0.4185]),
+])
+def test_roi_align_matches_mxnet(kwargs, first):
+    out = mx.nd.contrib.ROIAlign(mx.nd.array(RA_DATA), mx.nd.array(RA_ROIS),
+                                 pooled_size=(3, 2), spatial_scale=1.0, **kwargs)
+    assert out.shape == (4, 8, 3, 2)
+    np.testing.assert_allclose(out.asnumpy()[:2, 0].ravel(), first, atol=1e-4)
+
+
+def test_roi_align_position_sensitive_gradient_and_rotated():
+    rng = np.random.RandomState(2)
+    data = mx.nd.array(RA_DATA)
+    data.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.contrib.ROIAlign(data, mx.nd.array(RA_ROIS), pooled_size=(2, 2),
+                                     spatial_scale=1.0, position_sensitive=True)
+    out.backward(mx.nd.ones(out.shape))
+    assert out.shape == (4, 2, 2, 2)
+    np.testing.assert_allclose(out.asnumpy()[:2, 0].ravel(), [0.5102, 0.4932, 0.5613, 0.4011,
+                                                          0.1214, 0.3848, 0.4123, 0.4775],
+                               atol=1e-4)
+    assert data.grad.shape == RA_DATA.shape
+    check_op("_contrib_ROIAlign", [rng.rand(1, 2, 5, 6), np.array([[0, 0.6, 1.3, 4.1, 3.7]])],
+             {"pooled_size": (2, 2), "spatial_scale": 1.0, "sample_ratio": 2}, None, grad=[0])
+    rot = mx.nd.contrib.RROIAlign(mx.nd.array(RA_DATA),
+                                  mx.nd.array([[0, 5, 4, 6, 3, 30], [1, 2, 7, 4, 5, -60]]),
+                                  pooled_size=(2, 3), spatial_scale=1.0)
+    np.testing.assert_allclose(rot.asnumpy()[0, 0].ravel(), [0.4692, 0.2987, 0.6086, 0.6698,
+                                                             0.1849, 0.6279], atol=1e-4)
+    pooled = mx.nd.contrib.AdaptiveAvgPooling2D(mx.nd.array(RA_DATA), output_size=(4, 3))
+    np.testing.assert_allclose(pooled.asnumpy()[0, 0].ravel(),
+                               [0.501, 0.3303, 0.5136, 0.5631, 0.4503, 0.5675, 0.4856, 0.4322,
+                                0.47, 0.6473, 0.5383, 0.5478], atol=1e-4)

@@ -1,10 +1,13 @@
-"""Contrib vision operators: ``_contrib_BilinearResize2D``, ``_contrib_PSROIPooling`` and
+"""Contrib vision operators: ``_contrib_BilinearResize2D``, ``_contrib_AdaptiveAvgPooling2D``,
+``_contrib_PSROIPooling``, ``_contrib_ROIAlign``, ``_contrib_RROIAlign`` and
 ``_contrib_DeformableConvolution``.
 
 BilinearResize2D is torch's bilinear upsampling (MXNet's kernel computes the same source
 positions); its output size comes from one of MXNet's seven ``mode`` rules.
 PSROIPooling (R-FCN) averages each bin of a region from its own group of channels; the
 bin sums are read from an integral image, so memory stays that of the input.
+ROIAlign and RROIAlign average bilinear samples of a grid in each bin (Detectron's rules
+for samples near the border); the samples of every ROI are gathered at once.
 DeformableConvolution samples the input bilinearly at offset kernel positions (MXNet's
 ``deformable_im2col``) and multiplies the columns with the weights per group.
 """
@@ -117,6 +120,264 @@ height, width : int, default 1
 scale_height, scale_width : float, optional
 mode : str, default 'size'
 align_corners : bool, default True
+"""))
+
+
+# ---------------------------------------------------------------------------- AdaptiveAvgPooling2D
+def _adaptive_size(attrs: Any) -> tuple[int, int]:
+    size = tuple(attrs.output_size)
+    if len(size) == 1:
+        return size[0], size[0]
+    if len(size) == 2:
+        return size
+    return 1, 1  # MXNet: no (or any other) size pools to 1 x 1
+
+
+def _adaptive_avg_pool(attrs: Any, data: torch.Tensor) -> torch.Tensor:
+    """Average over bins [floor(i * in / out), ceil((i + 1) * in / out)) of each axis."""
+    if data.dim() != 4:
+        raise MXNetError(f"Operator _contrib_AdaptiveAvgPooling2D: data must be 4D (N, C, H, "
+                         f"W), got shape {tuple(data.shape)}")
+    return F.adaptive_avg_pool2d(data, _adaptive_size(attrs))
+
+
+def _adaptive_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    data = shapes[0]
+    if data is None or len(data) != 4:
+        return shapes, None
+    return shapes, [(data[0], data[1], *_adaptive_size(attrs))]
+
+
+register(OpDef(
+    "_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pool, infer_shape=_adaptive_infer_shape,
+    params=[Shape("output_size", (), "int (output size) or a tuple of int for output "
+                  "(height, width)")],
+    doc="""Adaptive average pooling of NCHW data to ``output_size`` (default 1 x 1).
+
+Parameters
+----------
+data : NDArray
+output_size : int or tuple of int
+"""))
+
+
+# ---------------------------------------------------------------------------- ROIAlign
+def _bilinear_corners(ys: torch.Tensor, xs: torch.Tensor, valid: torch.Tensor,
+                      height: int, width: int):
+    """(flat positions, weights) of the four neighbours of each sample, Detectron's rules.
+
+    # MXNet: a sample beyond one pixel outside the map weighs 0; one just outside reads
+    # the border; at the last row or column the lower neighbour alone is read.
+    """
+    valid = valid & (ys >= -1) & (ys <= height) & (xs >= -1) & (xs <= width)
+    ys, xs = ys.clamp(min=0), xs.clamp(min=0)
+    y0, x0 = torch.floor(ys), torch.floor(xs)
+    ys = torch.where(y0 >= height - 1, torch.full_like(ys, height - 1), ys)
+    xs = torch.where(x0 >= width - 1, torch.full_like(xs, width - 1), xs)
+    y0, x0 = y0.clamp(max=height - 1), x0.clamp(max=width - 1)
+    y1, x1 = (y0 + 1).clamp(max=height - 1), (x0 + 1).clamp(max=width - 1)
+    ly, lx = ys - y0, xs - x0
+    keep = valid.to(ys.dtype)
+    weights = [(1 - ly) * (1 - lx) * keep, (1 - ly) * lx * keep, ly * (1 - lx) * keep,
+               ly * lx * keep]
+    pos = [(y0 * width + x0).long(), (y0 * width + x1).long(), (y1 * width + x0).long(),
+           (y1 * width + x1).long()]
+    return pos, weights
+
+
+def _grid_sizes(sample_ratio: int, roi_h: np.ndarray, roi_w: np.ndarray, pooled: tuple):
+    """Samples per bin along each axis, per ROI: sample_ratio, or ceil(size / pooled)."""
+    if sample_ratio > 0:
+        n = np.full(len(roi_h), sample_ratio)
+        return n, n
+    return (np.ceil(roi_h / pooled[0]).astype(np.int64),
+            np.ceil(roi_w / pooled[1]).astype(np.int64))
+
+
+def _bin_offsets(grid: np.ndarray, bins: int, bin_size: np.ndarray, dtype) -> tuple:
+    """Sample offsets from the ROI start, (R, bins, G), and which of the G samples exist."""
+    g = max(int(grid.max()) if len(grid) else 1, 1)
+    i = np.arange(g)
+    off = (np.arange(bins)[None, :, None] * bin_size[:, None, None]
+           + (i[None, None, :] + 0.5) * (bin_size / np.maximum(grid, 1))[:, None, None])
+    return torch.from_numpy(off.astype(dtype)), torch.from_numpy(i[None, :] < grid[:, None])
+
+
+def _pool_samples(data: torch.Tensor, rows_chan: torch.Tensor,
+                  ys: torch.Tensor, xs: torch.Tensor, valid: torch.Tensor,
+                  count: torch.Tensor) -> torch.Tensor:
+    """Mean over each bin's samples: ys/xs/valid (R, Ph, Pw, S); rows_chan (R, C, Ph, Pw)."""
+    n, c, height, width = data.shape
+    flat = data.reshape(n * c, height * width)
+    pos, weights = _bilinear_corners(ys, xs, valid, height, width)
+    rows = rows_chan.unsqueeze(-1)                                   # (R, C, Ph, Pw, 1)
+    total = None
+    for p, w in zip(pos, weights):
+        term = flat[rows, p.unsqueeze(1)] * w.unsqueeze(1).to(data.dtype)
+        total = term if total is None else total + term
+    return total.sum(-1) / count.to(data.dtype).reshape(-1, 1, 1, 1)
+
+
+def _roi_align(attrs: Any, data: torch.Tensor, rois: torch.Tensor) -> torch.Tensor:
+    """Average of bilinear samples on a grid in each ROI bin (Mask R-CNN's RoIAlign)."""
+    ph, pw = tuple(attrs.pooled_size)
+    if data.dim() != 4 or rois.dim() != 2 or rois.shape[1] not in (4, 5):
+        raise MXNetError(f"Operator _contrib_ROIAlign: expected data (N, C, H, W) and rois "
+                         f"(R, 5), got {tuple(data.shape)} and {tuple(rois.shape)}")
+    n, c, height, width = data.shape
+    box = rois.detach().to(torch.float64).cpu().numpy()
+    if box.shape[1] == 4:
+        box = np.concatenate([np.zeros((len(box), 1)), box], 1)
+    batch = box[:, 0].astype(np.int64)
+    shift = 0.5 if attrs.aligned else 0.0  # MXNet: 'aligned' is Detectron2's half pixel
+    start = box[:, 1:3] * attrs.spatial_scale - shift
+    size = box[:, 3:5] * attrs.spatial_scale - shift - start
+    if attrs.aligned and (size <= 0).any():
+        raise MXNetError("Operator _contrib_ROIAlign: with aligned=True every ROI must have a "
+                         "positive width and height")
+    size = size if attrs.aligned else np.maximum(size, 1.0)
+    gh, gw = _grid_sizes(attrs.sample_ratio, size[:, 1], size[:, 0], (ph, pw))
+    dtype = np.float64 if data.dtype == torch.float64 else np.float32
+    oy, my = _bin_offsets(gh, ph, size[:, 1] / ph, dtype)            # (R, Ph, Gh)
+    ox, mx_ = _bin_offsets(gw, pw, size[:, 0] / pw, dtype)
+    r = len(box)
+    ys = torch.from_numpy(start[:, 1].astype(dtype))[:, None, None, None, None] \
+        + oy[:, :, None, :, None]                                     # (R, Ph, 1, Gh, 1)
+    xs = torch.from_numpy(start[:, 0].astype(dtype))[:, None, None, None, None] \
+        + ox[:, None, :, None, :]                                     # (R, 1, Pw, 1, Gw)
+    shape = (r, ph, pw, ys.shape[3], xs.shape[4])
+    valid = (my[:, None, None, :, None] & mx_[:, None, None, None, :]
+             & torch.from_numpy(batch >= 0)[:, None, None, None, None]).expand(shape)
+    ys, xs = ys.expand(shape).reshape(r, ph, pw, -1), xs.expand(shape).reshape(r, ph, pw, -1)
+    if attrs.position_sensitive:
+        if c % (ph * pw):
+            raise MXNetError("Operator _contrib_ROIAlign: input channels should be divided "
+                             "by pooled_size[0]*pooled_size[1] when position_sensitive is "
+                             "true")
+        cout = c // (ph * pw)
+        chan = (torch.arange(cout)[:, None, None] * ph * pw + torch.arange(ph)[:, None] * pw
+                + torch.arange(pw))
+    else:
+        cout = c
+        chan = torch.arange(c)[:, None, None].expand(c, ph, pw)
+    rows = torch.from_numpy(np.maximum(batch, 0))[:, None, None, None] * c + chan[None]
+    count = torch.from_numpy((gh * gw).astype(dtype))
+    dev = data.device
+    return _pool_samples(data, rows.to(dev), ys.to(dev), xs.to(dev),
+                         valid.reshape(r, ph, pw, -1).to(dev), count.to(dev))
+
+
+def _roi_align_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    data, rois = shapes
+    if data is None or rois is None:
+        return shapes, None
+    if len(data) != 4 or len(rois) != 2 or rois[1] != 5:
+        raise MXNetError(f"Operator _contrib_ROIAlign: data should be a 4D tensor and bbox a "
+                         f"2D tensor of shape [batch, 5], got {tuple(data)} and {tuple(rois)}")
+    ph, pw = tuple(attrs.pooled_size)
+    c = data[1] // (ph * pw) if attrs.position_sensitive else data[1]
+    return shapes, [(rois[0], c, ph, pw)]
+
+
+register(OpDef(
+    "_contrib_ROIAlign", _roi_align, infer_shape=_roi_align_infer_shape,
+    inputs=("data", "rois"),
+    params=[Shape("pooled_size", doc="ROI Align output roi feature map height and width: "
+                  "(h, w)"),
+            Float("spatial_scale", doc="Ratio of input feature map height (or w) to raw image "
+                  "height (or w)"),
+            Int("sample_ratio", -1, "Optional sampling ratio of ROI align, using adaptive size "
+                "by default"),
+            Bool("position_sensitive", False, "Position-sensitive RoI pooling (R-FCN)"),
+            Bool("aligned", False, "Center-aligned ROIAlign introduced in Detectron2")],
+    doc="""Region-of-interest align (Mask R-CNN).
+
+Each of the ``pooled_size`` bins of an ROI averages bilinear samples on a grid of
+``sample_ratio`` (default: ceil(bin size)) points per axis. The gradient flows to ``data``
+only.
+
+Parameters
+----------
+data : NDArray
+    ``(N, C, H, W)``.
+rois : NDArray
+    ``(R, 5)`` rows ``[batch_index, x1, y1, x2, y2]``.
+pooled_size : tuple of int
+spatial_scale : float
+sample_ratio : int, default -1
+position_sensitive : bool, default False
+aligned : bool, default False
+"""))
+
+
+def _rroi_align(attrs: Any, data: torch.Tensor, rois: torch.Tensor) -> torch.Tensor:
+    """ROIAlign over rotated boxes [batch, cx, cy, w, h, theta (degrees)]."""
+    ph, pw = tuple(attrs.pooled_size)
+    if data.dim() != 4 or rois.dim() != 2 or rois.shape[1] != 6:
+        raise MXNetError(f"Operator _contrib_RROIAlign: expected data (N, C, H, W) and rois "
+                         f"(R, 6), got {tuple(data.shape)} and {tuple(rois.shape)}")
+    n, c, height, width = data.shape
+    box = rois.detach().to(torch.float64).cpu().numpy()
+    batch = box[:, 0].astype(np.int64)
+    centre = box[:, 1:3] * attrs.spatial_scale
+    size = np.maximum(box[:, 3:5] * attrs.spatial_scale, 1.0)  # MXNet: at least 1 x 1
+    theta = box[:, 5] * np.pi / 180.0
+    gh, gw = _grid_sizes(attrs.sampling_ratio, size[:, 1], size[:, 0], (ph, pw))
+    dtype = np.float64 if data.dtype == torch.float64 else np.float32
+    oy, my = _bin_offsets(gh, ph, size[:, 1] / ph, dtype)
+    ox, mx_ = _bin_offsets(gw, pw, size[:, 0] / pw, dtype)
+    r = len(box)
+    yy = (torch.from_numpy((-size[:, 1] / 2).astype(dtype))[:, None, None, None, None]
+          + oy[:, :, None, :, None])
+    xx = (torch.from_numpy((-size[:, 0] / 2).astype(dtype))[:, None, None, None, None]
+          + ox[:, None, :, None, :])
+    cos = torch.from_numpy(np.cos(theta).astype(dtype))[:, None, None, None, None]
+    sin = torch.from_numpy(np.sin(theta).astype(dtype))[:, None, None, None, None]
+    cy = torch.from_numpy(centre[:, 1].astype(dtype))[:, None, None, None, None]
+    cx = torch.from_numpy(centre[:, 0].astype(dtype))[:, None, None, None, None]
+    xs = (xx * cos + yy * sin + cx).reshape(r, ph, pw, -1)
+    ys = (yy * cos - xx * sin + cy).reshape(r, ph, pw, -1)
+    valid = (my[:, None, None, :, None] & mx_[:, None, None, None, :]).expand(
+        r, ph, pw, my.shape[1], mx_.shape[1]).reshape(r, ph, pw, -1)
+    rows = torch.from_numpy(batch)[:, None, None, None] * c \
+        + torch.arange(c)[None, :, None, None].expand(r, c, ph, pw)
+    count = torch.from_numpy((gh * gw).astype(dtype))
+    dev = data.device
+    return _pool_samples(data, rows.to(dev), ys.to(dev), xs.to(dev), valid.to(dev),
+                         count.to(dev))
+
+
+def _rroi_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    data, rois = shapes
+    if data is None or rois is None:
+        return shapes, None
+    if len(data) != 4 or len(rois) != 2 or rois[1] != 6:
+        raise MXNetError(f"Operator _contrib_RROIAlign: data should be a 4D tensor and bbox a "
+                         f"2D tensor of shape [batch, 6], got {tuple(data)} and {tuple(rois)}")
+    return shapes, [(rois[0], data[1], *tuple(attrs.pooled_size))]
+
+
+register(OpDef(
+    "_contrib_RROIAlign", _rroi_align, infer_shape=_rroi_infer_shape,
+    inputs=("data", "rois"), differentiable=False,
+    params=[Shape("pooled_size", doc="RROI align output shape (h, w)"),
+            Float("spatial_scale", doc="Ratio of input feature map height (or width) to raw "
+                  "image height (or width)"),
+            Int("sampling_ratio", -1, "Optional sampling ratio of RROI align, using adaptive "
+                "size by default")],
+    doc="""Rotated region-of-interest align.
+
+``rois`` rows are ``[batch_index, center_x, center_y, width, height, theta]`` with theta in
+degrees; each bin averages bilinear samples on a grid rotated with the box. MXNet defines
+no gradient for this operator.
+
+Parameters
+----------
+data : NDArray
+rois : NDArray
+pooled_size : tuple of int
+spatial_scale : float
+sampling_ratio : int, default -1
 """))
 
 
