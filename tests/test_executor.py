@@ -730,3 +730,14 @@ def test_integer_arguments_get_gradients_through_a_cast():
     exe.backward(mx.nd.array([[1.5, -2.7], [3.2, 0.4]]))
     assert exe.grad_arrays[0].dtype == np.int32
     assert exe.grad_arrays[0].asnumpy().tolist() == [[1, -2], [3, 0]]
+
+
+def test_integer_input_an_operator_needs_integer_gets_a_zero_gradient():
+    data, length = mx.sym.var("data"), mx.sym.var("length", dtype=np.int32)
+    net = mx.sym.softmax(data, length, axis=1, use_length=True)
+    exe = net.simple_bind(mx.cpu(), data=(2, 3), length=(2,))
+    exe.arg_dict["length"][:] = np.array([2, 3])
+    exe.grad_dict["length"][:] = 5
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2, 3)))
+    assert exe.grad_dict["length"].asnumpy().tolist() == [0, 0]

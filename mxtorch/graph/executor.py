@@ -276,17 +276,21 @@ class Executor:
         self._backward(out_grads)
         gate.charge(time.perf_counter() - start, new_run=False)
 
-    def _int_record(self, tensors, device) -> tuple:
+    def _int_record(self, tensors, device) -> tuple | None:
         """MXNet gives integer arguments gradients too (Cast's backward casts them to the
         argument's dtype): the step runs once more on the tape with those arguments as
-        float64 leaves, for their gradients alone."""
+        float64 leaves, for their gradients alone. Where an operator needs them integer
+        (softmax's length, ...) their gradient is zero."""
         tensors = [t.detach() for t in tensors]
         leaves = []
         for k, _ in self._int_slots:
             tensors[k] = tensors[k].to(torch.float64).requires_grad_(True)
             leaves.append(tensors[k])
-        with torch.enable_grad():
-            return self._program(tensors, True, device), leaves
+        try:
+            with torch.enable_grad():
+                return self._program(tensors, True, device), leaves
+        except (MXNetError, RuntimeError, TypeError):
+            return None
 
     def _int_backward(self, out_grads) -> None:
         """Write the integer arguments' gradients (truncated, as a cast does)."""
