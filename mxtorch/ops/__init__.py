@@ -2,7 +2,7 @@
 from . import registry
 from . import (elemwise, creation, reduce, shape, index, linalg, nn, norm, nn_misc, rnn,  # noqa: F401
                loss, random, random_pdf, optim, custom, control_flow, image, np_ops,
-               spatial, contrib_tensor, contrib_vision)
+               spatial, contrib_tensor, contrib_vision, attention)
 from .registry import OpDef, get, find, all_ops, register
 
 __all__ = ["registry", "OpDef", "get", "find", "all_ops", "register"]
