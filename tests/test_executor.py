@@ -741,3 +741,15 @@ def test_integer_input_an_operator_needs_integer_gets_a_zero_gradient():
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones((2, 3)))
     assert exe.grad_dict["length"].asnumpy().tolist() == [0, 0]
+
+
+def test_integer_gradient_tape_leaves_moving_statistics_alone():
+    idx = mx.sym.var("idx", dtype=np.int32)
+    net = mx.sym.BatchNorm(mx.sym.Cast(idx, dtype=np.float32), name="bn")
+    exe = net.simple_bind(mx.cpu(), idx=(4, 2))
+    exe.arg_dict["idx"][:] = np.array([[1, 2], [3, 4], [5, 6], [7, 8]])
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((4, 2)))
+    # the momentum (0.9) applied once, not by the integer-gradient pass too
+    np.testing.assert_allclose(exe.aux_dict["bn_moving_mean"].asnumpy(), [0.4, 0.5],
+                               rtol=1e-6)

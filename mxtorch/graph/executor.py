@@ -281,7 +281,9 @@ class Executor:
         argument's dtype): the step runs once more on the tape with those arguments as
         float64 leaves, for their gradients alone. Where an operator needs them integer
         (softmax's length, ...) their gradient is zero."""
-        tensors = [t.detach() for t in tensors]
+        aux = set(self._aux_names)   # the real step updated them already: use copies
+        tensors = [t.detach().clone() if n in aux else t.detach()
+                   for n, t in zip(self._program.input_names, tensors)]
         leaves = []
         for k, _ in self._int_slots:
             tensors[k] = tensors[k].to(torch.float64).requires_grad_(True)
