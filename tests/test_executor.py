@@ -753,3 +753,12 @@ def test_integer_gradient_tape_leaves_moving_statistics_alone():
     # the momentum (0.9) applied once, not by the integer-gradient pass too
     np.testing.assert_allclose(exe.aux_dict["bn_moving_mean"].asnumpy(), [0.4, 0.5],
                                rtol=1e-6)
+
+
+def test_executor_module_names():
+    import mxtorch.executor as ex
+    # MXNet's mx.executor exposes what its source imports
+    assert ex.NDArray is mx.nd.NDArray and ex.ndarray is mx.nd and ex.py_str(b"a") == "a"
+    assert all(callable(getattr(ex, n)) for n in ("c_array_buf", "c_handle_array",
+                                                  "c_str_array", "check_call"))
+    assert ex.__all__ == ["Executor"]
