@@ -14,7 +14,10 @@ twice the time of the better of the two choices is spent, and a program that run
 times never pays for a compilation). The estimate is a :class:`CostModel`'s, whose cost
 per node is the median of the compilations measured so far in the process. Once compiled,
 the compiled program's first runs are timed too, and it is dropped for the plain one if
-it is not faster.
+its typical (median) run is slower.
+
+Bound executors use it for their traced training steps; an optimizing backend
+(``graph/backends/``) whose compilation may cost more than it saves asks the same way.
 """
 from __future__ import annotations
 
