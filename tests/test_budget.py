@@ -250,3 +250,19 @@ def test_graphs_with_shapes_inferred_at_run_time_share_code_per_inferred_shape()
     assert outs[0] is outs[1] is outs[2]
     built = {id(m) for m in outs[0].values()}
     assert len(built) == 2      # one for batch 2 (whatever the other width), one for 5
+
+
+def test_shared_modules_of_graphs_not_bound_lately_are_let_go(monkeypatch):
+    from mxtorch.graph import compile as compile_mod
+    monkeypatch.setattr(compile_mod, "_SHARED", type(compile_mod._SHARED)())
+    monkeypatch.setattr(compile_mod, "_SHARED_NODES", 10)
+    exes = [_bind(_fc_net(num_hidden=h), (2, 4)) for h in (3, 4, 5)]   # 5 nodes each
+    for exe in exes:
+        exe.forward()
+    # the two most recently built structures stay; the first was let go
+    assert [m is exe._program._modules for m, exe in
+            zip(compile_mod._SHARED.values(), exes[1:])] == [True, True]
+    out = exes[0].forward()[0].asnumpy()   # its executor still has its program
+    again = _bind(_fc_net(num_hidden=3), (2, 4))
+    assert again._program._modules is not exes[0]._program._modules
+    assert out.shape == (2, 3) and again.forward()[0].shape == (2, 3)

@@ -30,9 +30,36 @@ def _ident(name: str) -> str:
 
 # Built modules of recent graphs, by graph structure (:func:`_structure`): binding the
 # same symbol again, or an equal one built anew (a test's loop, a Module's buckets),
-# reuses them instead of generating and compiling the same code again.
+# reuses them instead of generating and compiling the same code again. The least
+# recently bound structures are let go beyond _SHARED_NODES nodes of built modules
+# (a module takes about 2.5 KB per node).
 _SHARED: OrderedDict = OrderedDict()
-_SHARED_GRAPHS = 256
+_SHARED_NODES = 20000
+_SHARED_GRAPHS = 1024   # structures remembered, built or not
+
+
+class _Modules(dict):
+    """The built modules of one graph structure, by (training flag, device, shapes,
+    layout), and how many nodes they hold together."""
+
+    __slots__ = ("nodes", "weight")
+
+    def __init__(self, nodes: int):
+        super().__init__()
+        self.nodes = nodes
+        self.weight = 0
+
+    def built(self, key: tuple, gm: fx.GraphModule) -> None:
+        """Keep ``gm``, made for ``key``; let the least recently used structures go."""
+        self[key] = gm
+        self.weight += self.nodes
+        total = sum(m.weight for m in _SHARED.values())
+        while total > _SHARED_NODES and len(_SHARED) > 1:
+            _, oldest = next(iter(_SHARED.items()))
+            if oldest is self:
+                break
+            _SHARED.popitem(last=False)
+            total -= oldest.weight
 
 
 def _structure(nodes: Sequence[Node], heads: Sequence[Entry]) -> tuple | None:
@@ -58,13 +85,14 @@ def _structure(nodes: Sequence[Node], heads: Sequence[Entry]) -> tuple | None:
     return key
 
 
-def _shared_modules(key: tuple | None) -> dict:
-    """The module cache of graphs with structure ``key`` (a new one when None)."""
+def _shared_modules(key: tuple | None, nodes: int) -> _Modules:
+    """The module cache of graphs with structure ``key`` (a new one of its own when
+    None), the most recently used from now."""
     if key is None:
-        return {}
+        return _Modules(nodes)
     modules = _SHARED.get(key)
     if modules is None:
-        modules = _SHARED[key] = {}
+        modules = _SHARED[key] = _Modules(nodes)
         if len(_SHARED) > _SHARED_GRAPHS:
             _SHARED.popitem(last=False)
     else:
@@ -88,8 +116,8 @@ class GraphProgram:
         self.nodes: list[Node] = topo_order(self.heads)
         self.input_nodes = [n for n in self.nodes if n.is_variable]
         self.input_names = [n.name for n in self.input_nodes]
-        self._modules: dict[tuple, fx.GraphModule] = _shared_modules(
-            _structure(self.nodes, self.heads))
+        self._modules = _shared_modules(_structure(self.nodes, self.heads),
+                                        len(self.nodes))
         self._forwards: dict[tuple, Callable] = {}  # the modules' generated forward code
         # MXNet: creation nodes may take their shape from the graph (zeros/ones/full with
         # shape=(0, H) or (-1, H) for RNN begin states, arange with infer_range); those
@@ -108,7 +136,8 @@ class GraphProgram:
                     tuple(filled.get(id(n)) for n in self._deferred)) if filled else key
             gm = self._modules.get(same)
             if gm is None:
-                gm = self._modules[same] = self._build(bool(is_train), device, filled)
+                gm = self._build(bool(is_train), device, filled)
+                self._modules.built(same, gm)
             self._modules[key] = gm
         return gm
 
