@@ -386,7 +386,7 @@ def _instance_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: to
     # MXNet: one spatial element normalizes to 0 (output beta); F.instance_norm refuses it
     # in training, group norm with one group per channel computes it.
     n, c = data.shape[0], data.shape[1]
-    x = data.reshape(n, c, -1)
+    x = data.reshape(n, c, -1).contiguous()   # a strided view (axis != 1) is not accepted
     out = torch.native_group_norm(x, gamma, beta, n, c, x.shape[2], c, attrs.eps)[0]
     return out.reshape(data.shape)
 
