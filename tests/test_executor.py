@@ -523,17 +523,6 @@ def test_debug_str_reports_planned_memory():
     assert total(mx.sym.stop_gradient(data)) == 2
 
 
-def test_variables_named_like_python_keywords():
-    # MXNet's test_RNN_float64 binds variables called 'in'; the generated code must not
-    # use them as Python names
-    a, b = mx.sym.var("in"), mx.sym.var("lambda")
-    exe = (a * 2 + b).simple_bind(mx.cpu(), **{"in": (2,), "lambda": (2,)})
-    exe.forward(is_train=True, **{"in": mx.nd.array([1, 2]), "lambda": mx.nd.array([3, 4])})
-    assert exe.outputs[0].asnumpy().tolist() == [5, 8]
-    exe.backward(mx.nd.ones((2,)))
-    assert exe.grad_dict["in"].asnumpy().tolist() == [2, 2]
-
-
 def test_common_subexpressions_merged_at_bind(monkeypatch):
     # the optimized graphs MXNet 1.9.1 builds for these (node names included)
     with mx.name.NameManager():

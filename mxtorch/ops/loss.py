@@ -608,12 +608,12 @@ def _ctc_loss(attrs: Any, data: torch.Tensor, label: torch.Tensor,
     data_len, label_len = _ctc_lengths(attrs, data, label, extra)
     blank = 0 if attrs.blank_label == "first" else data.shape[2] - 1
     targets = label.detach().to(torch.int64).clamp(min=0)
-    logp = torch.log_softmax(data, dim=2)
     if attrs.use_data_lengths:
         # MXNet: steps past a sequence's length are never read (even NaN there gives a
         # zero gradient); torch's log_softmax would carry NaN into the gradient
         steps = torch.arange(data.shape[0], device=data.device).reshape(-1, 1, 1)
         data = torch.where(steps < data_len.reshape(1, -1, 1), data, 0.0)
+    logp = torch.log_softmax(data, dim=2)
     return F.ctc_loss(logp, targets, data_len, label_len, blank=blank, reduction="none",
                       zero_infinity=False).to(data.dtype)
 
