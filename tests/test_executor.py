@@ -751,3 +751,23 @@ def test_executor_module_names():
     assert all(callable(getattr(ex, n)) for n in ("c_array_buf", "c_handle_array",
                                                   "c_str_array", "check_call"))
     assert ex.__all__ == ["Executor"]
+
+
+def test_reshaped_larger_executor_runs_backward_through_softmax_output():
+    # an output with no room in the parent's memory is the program's own output: writing
+    # it into itself was an in-place write autograd refused in backward (Module.forward on
+    # a larger batch, MXNet's test_module.test_forward_reshape)
+    data = mx.sym.var("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=3, name="fc"),
+                               name="sm")
+    exe = net.simple_bind(mx.cpu(), data=(2, 4))
+    exe.forward(is_train=True, data=mx.nd.ones((2, 4)))
+    exe.backward()
+    big = exe.reshape(allow_up_sizing=True, data=(5, 4), sm_label=(5,))
+    big.arg_dict["fc_weight"][:] = 0.1
+    big.forward(is_train=True, data=mx.nd.ones((5, 4)), sm_label=mx.nd.array([0, 1, 2, 0, 1]))
+    big.backward()
+    np.testing.assert_allclose(big.outputs[0].asnumpy(), np.full((5, 3), 1 / 3), rtol=1e-6)
+    # d/dw of the softmax-output loss: (p - onehot(label))^T x, x all ones
+    expected = np.full((3, 4), 5 / 3) - np.array([[2], [2], [1]])
+    np.testing.assert_allclose(big.grad_dict["fc_weight"].asnumpy(), expected, rtol=1e-5)

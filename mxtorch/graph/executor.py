@@ -253,12 +253,15 @@ class Executor:
 
     def _set_outputs(self, outs) -> None:
         if self._out_buffers is not None:   # a reshaped executor: its parent's memory
-            self._outputs = [_wrap(t.detach(), c) if buf is None or buf.shape != tuple(t.shape)
-                             else buf for buf, t, c in zip(self._out_buffers, outs,
-                                                           self._out_ctxs)]
-            for buf, t in zip(self._outputs, outs):
-                if buf._t is not t:
+            self._outputs = []
+            for buf, t, c in zip(self._out_buffers, outs, self._out_ctxs):
+                if buf is None or buf.shape != tuple(t.shape):
+                    # no room in the parent's memory: the output itself (copying it into
+                    # its own alias would be an in-place write autograd refuses)
+                    self._outputs.append(_wrap(t.detach(), c))
+                else:
                     buf._t.copy_(t)
+                    self._outputs.append(buf)
             return
         if self._outputs is None or len(self._outputs) != len(outs):
             self._outputs = [_wrap(t.detach(), c) for t, c in zip(outs, self._out_ctxs)]
