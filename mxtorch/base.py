@@ -8,6 +8,7 @@ import ast
 import ctypes
 import os
 import platform
+import weakref
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ __all__ = ["MXNetError", "NotSupportedForSparseNDArray", "NotImplementedForSymbo
            "OpHandle", "CachedOpHandle", "SymbolHandle", "ExecutorHandle",
            "DataIterCreatorHandle", "DataIterHandle", "KVStoreHandle", "RecordIOHandle",
            "RtcHandle", "CudaModuleHandle", "CudaKernelHandle", "ProfileHandle",
-           "DLPackHandle"]
+           "DLPackHandle", "HandleTable", "get_last_ffi_error", "c2pyerror"]
 
 # MXNet: names of C++ error types mapped to the Python classes raised for them
 # (``mxnet.error.register``); filled by register_error.
@@ -182,10 +183,65 @@ KVStoreHandle = RecordIOHandle = RtcHandle = CudaModuleHandle = ctypes.c_void_p
 CudaKernelHandle = ProfileHandle = DLPackHandle = ctypes.c_void_p
 
 
+# MXNet: importing mxnet.base sets these restypes for everyone (code written for MXNet
+# reads capsule pointers through ctypes.pythonapi without setting them)
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+
+
+def __getattr__(name: str) -> Any:
+    """``_LIB``: MXNet's C library, as the entry points of :mod:`mxtorch.capi` (loaded
+    when first asked for, so this module stays below the layers it calls)."""
+    if name == "_LIB":
+        from .capi import LIB
+        return LIB
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def c2pyerror(err_msg: str) -> tuple[str, str | None]:
+    """Split a C API error message into the Python message and the error type its first
+    line names (``'ValueError: ...'``); the stack trace lines are moved up front."""
+    lines = err_msg.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    first = lines[0] if lines else ""
+    err_type = first[:first.find(":")] if ":" in first else None
+    if err_type is not None and not err_type.replace(".", "_").isidentifier():
+        err_type = None
+    trace, message, in_trace = [], [], False
+    for line in lines:
+        if in_trace and line.startswith("  "):
+            trace.append(line)
+            continue
+        in_trace = line.startswith("Stack trace")
+        if not in_trace:
+            message.append(line)
+    out = ""
+    if trace:
+        out = "Traceback (most recent call last):\n" + "\n".join(reversed(trace)) + "\n"
+    return out + "\n".join(message), err_type
+
+
+def get_last_ffi_error() -> Exception:
+    """The exception for the last failed C API call of this thread (``MXGetLastError``),
+    of the class registered for the type its message names (else MXNetError)."""
+    message, err_type = c2pyerror(py_str(__getattr__("_LIB").MXGetLastError() or b""))
+    if err_type is not None and err_type.startswith("mxnet.error."):
+        err_type = err_type[len("mxnet.error."):]
+    cls = error_types.get(err_type, MXNetError)
+    try:
+        return cls(message)
+    except TypeError:   # a class whose constructor wants more than a message
+        return MXNetError(message)
+
+
 def check_call(ret: int) -> None:
-    """Raise MXNetError when a C call returned a non-zero status."""
+    """Raise the error of the last C API call when it returned a non-zero status."""
     if ret != 0:
-        raise MXNetError(f"C API call failed with status {ret}")
+        err = get_last_ffi_error()
+        if not str(err):
+            err = MXNetError(f"C API call failed with status {ret}")
+        raise err
 
 
 def c_str(string: str) -> ctypes.c_char_p:
@@ -213,10 +269,74 @@ def c_array_buf(ctype: Any, buf: Any) -> Any:
 
 
 def c_handle_array(objs: Any) -> Any:
-    """A C array of the ``handle`` attribute of each object."""
+    """A C array of the handles of the objects (their ``_as_parameter_`` where they have
+    one, as ctypes passes them, else their ``handle``)."""
     arr = (ctypes.c_void_p * len(objs))()
-    arr[:] = [o.handle for o in objs]
+    arr[:] = [getattr(o, "_as_parameter_", None) or o.handle for o in objs]
     return arr
+
+
+class HandleTable:
+    """The live objects behind the C handles handed out for them.
+
+    MXNet code moves arrays and symbols through ctypes as opaque handles
+    (``NDArray(handle)``, ``Symbol(handle)``, ``ctypes.cast(arr, NDArrayHandle)``); here a
+    handle is the address (``id``) of a live object. :meth:`lend` hands one out for an
+    object its owner keeps alive; :meth:`give` one the receiver owns (a C API result): it
+    is kept until a wrapper :meth:`adopt` s it (then as long as that wrapper lives) or
+    :meth:`free` lets it go, as MXNet's ``MXNDArrayFree``/``MXSymbolFree`` do.
+    """
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._live: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._owned: dict[int, Any] = {}
+
+    def lend(self, obj: Any) -> int:
+        """The handle of ``obj``, valid while ``obj`` lives."""
+        self._live[id(obj)] = obj
+        return id(obj)
+
+    def give(self, obj: Any) -> int:
+        """The handle of ``obj``, owned by the receiver (kept alive until adopted or
+        freed)."""
+        self._owned[id(obj)] = obj
+        return self.lend(obj)
+
+    def get(self, handle: Any) -> Any:
+        """The object behind ``handle`` (a ``c_void_p``, an int or an object passed as
+        its ``_as_parameter_``); MXNetError when none is alive there."""
+        address = handle_address(handle)
+        obj = self._live.get(address) if address else None
+        if obj is None:
+            raise MXNetError(f"{self.kind}: {handle!r} is not the handle of a live "
+                             f"{self.kind}")
+        return obj
+
+    def adopt(self, handle: Any, wrapper: Any) -> Any:
+        """The object behind ``handle``; an owned one is kept as long as ``wrapper``."""
+        obj = self.get(handle)
+        address = id(obj)
+        if address in self._owned:
+            weakref.finalize(wrapper, self._owned.pop, address, None)
+        return obj
+
+    def free(self, handle: Any) -> None:
+        """Let an owned handle go (the object lives on while others hold it)."""
+        self._owned.pop(handle_address(handle), None)
+
+
+def handle_address(handle: Any) -> int | None:
+    """The address a handle holds: a ``c_void_p``'s value, an int, or the value of an
+    object's ``_as_parameter_``."""
+    param = getattr(handle, "_as_parameter_", None)
+    if param is not None:
+        handle = param
+    if isinstance(handle, ctypes.c_void_p):
+        return handle.value
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        return handle
+    return None
 
 
 def ctypes2buffer(cptr: Any, length: int) -> bytearray:

@@ -153,6 +153,9 @@ class HybridBlock(Block):
             for name in input_names:
                 if name in params:
                     params[name]._finish_deferred_init()
+        if self._backend:   # MXNet: the graph is partitioned for the backend first
+            out = self._partitioned(out, args, data_names, params)
+            input_names = out.list_inputs()
         data_indices = []
         param_indices = []
         self._cached_op_args = []
@@ -168,6 +171,32 @@ class HybridBlock(Block):
         if self._backend:  # optimize_for / hybridize(backend=...): the optimizing path
             flags.append(('backend', self._backend))
         self._cached_op = ndarray.CachedOp(out, flags)
+
+    def _partitioned(self, out, args, data_names, params):
+        """``out`` optimized for ``self._backend`` (``Symbol.optimize_for``) with the
+        arrays of the inputs and Parameters (and the shapes of symbolic inputs); it
+        becomes the cached graph."""
+        ctx_set = _gather_type_ctx_info(list(args))[2]
+        ctx = ctx_set.pop() if ctx_set else None
+        arg_dict, aux_dict, input_shapes = {}, {}, {}
+        for names, arrays in ((out.list_arguments(), arg_dict),
+                              (out.list_auxiliary_states(), aux_dict)):
+            for name in names:
+                if name in data_names and data_names[name] < len(args):
+                    arg = args[data_names[name]]
+                    if isinstance(arg, NDArray):
+                        arrays[name] = arg
+                    elif isinstance(arg, symbol.Symbol) and '__shape__' in arg.list_attr():
+                        shape = arg.list_attr()['__shape__'].strip('()').split(',')
+                        input_shapes[name] = tuple(int(d) for d in shape if d.strip())
+                elif name in params:
+                    arrays[name] = params[name].data()
+        out = out.optimize_for(self._backend, arg_dict, aux_dict, ctx, input_shapes,
+                               **self._backend_opts)
+        if is_np_array():
+            out = out.as_np_ndarray()
+        self._cached_graph = self._cached_graph[0], out
+        return out
 
     def _deferred_infer_shape(self, *args):
         """Infer Parameter shapes from the inputs, as a ValueError when impossible."""

@@ -13,6 +13,7 @@ from ..symbol.node import topo_order
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env
+from .partition import is_partition_backend
 
 __all__ = ["CachedOp"]
 
@@ -46,7 +47,10 @@ class CachedOp:
         ``static_shape``, or a backend."""
         flags = self.flags
         static = bool(flags.get("static_alloc")) and bool(flags.get("static_shape"))
-        return static or bool(flags.get("backend") or backend_from_env())
+        backend = flags.get("backend") or backend_from_env()
+        # a partitioning backend ('default') has changed the graph already (gluon's
+        # optimize_for); it does not optimize the program
+        return static or bool(backend and not is_partition_backend(backend))
 
     def _make_optimizer(self) -> InferenceOptimizer | None:
         flags = self.flags

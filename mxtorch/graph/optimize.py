@@ -39,8 +39,9 @@ __all__ = ["fold_batchnorm", "InferenceOptimizer", "backend_from_env", "BACKENDS
 log = logging.getLogger(__name__)
 
 #: backend names accepted by ``optimize_for`` / ``MXNET_SUBGRAPH_BACKEND``
+#: (``default``/``default_v2`` name MXNet's partitioning backends, :mod:`.partition`)
 BACKENDS = {"MKLDNN": "onednn", "ONEDNN": "onednn", "DNNL": "onednn",
-            "MKLDNN_QUANTIZE": "onednn", "DEFAULT": "onednn", "JIT": "jit",
+            "MKLDNN_QUANTIZE": "onednn", "JIT": "jit",
             "TENSORRT": "jit", "INDUCTOR": "inductor",
             "TORCH_COMPILE": "inductor", "CUDAGRAPH": "jit"}
 

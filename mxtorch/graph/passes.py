@@ -61,12 +61,14 @@ def _var_shape(node: Node) -> tuple | None:
     return _unknown_as_zero(ast.literal_eval(text))
 
 
-def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple]) -> dict[tuple, tuple]:
+def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple],
+                       outputs: list | None = None) -> dict[tuple, tuple]:
     """Return ``{(id(node), out_index): shape}`` for every entry that could be inferred.
 
     ``known`` maps variable names to (possibly partial) shapes; a given shape takes the
-    place of the variable's ``__shape__`` attribute, as in MXNet. Raises MXNetError naming
-    the operator and argument on inconsistent shapes.
+    place of the variable's ``__shape__`` attribute, as in MXNet. ``outputs`` are known
+    (partial) shapes of the heads, inferred backwards from. Raises MXNetError naming the
+    operator and argument on inconsistent shapes.
     """
     nodes = topo_order(heads)
     shapes: dict[tuple, tuple] = {}
@@ -76,6 +78,12 @@ def infer_graph_shapes(heads: list[Entry], known: dict[str, tuple]) -> dict[tupl
             s = _var_shape(n) if given is None else _unknown_as_zero(given)
             if s is not None:
                 shapes[(id(n), 0)] = s
+    for h, s in zip(heads, outputs or ()):
+        key = (id(h.node), h.index)
+        try:
+            shapes[key] = _merge(shapes.get(key), s, h.node.name)
+        except _Conflict as c:
+            raise MXNetError(f"output shape inconsistent {c.old} vs {c.new}") from None
     done: set[int] = set()   # nodes whose inference ran with every shape known
     for _ in range(len(nodes) + 1):
         changed = False
@@ -96,10 +104,10 @@ def _infer_node(n: Node, shapes: dict, done: set) -> bool:
     nout = n.num_outputs()
     ins_known = all(_known(s) for s in in_shapes)
     try:
+        outs = [shapes.get((id(n), i)) for i in range(nout)]
         if n.op.subgraph_attr is not None:
-            new_in, new_out = _through_nested(n, in_shapes, infer_graph_shapes)
+            new_in, new_out = _through_nested(n, in_shapes, outs, infer_graph_shapes)
         else:
-            outs = [shapes.get((id(n), i)) for i in range(nout)]
             new_in, new_out = n.op.infer_shape(n.parsed, list(in_shapes), outs)
     except MXNetError as err:
         raise MXNetError(f"Error in operator {n.name}: {err}") from None
@@ -136,12 +144,13 @@ def _nested_heads(text: str) -> list[Entry]:
     return subgraph_heads(json.loads(text))
 
 
-def _through_nested(n: Node, known: list, infer) -> tuple[list, list]:
+def _through_nested(n: Node, known: list, known_out: list, infer) -> tuple[list, list]:
     """Infer a node that applies a nested graph (_CachedOp) by inferring that graph with
-    the node's inputs; ``infer`` is :func:`infer_graph_shapes` or ``infer_graph_types``."""
+    the node's inputs and outputs; ``infer`` is :func:`infer_graph_shapes` or
+    ``infer_graph_types``."""
     heads = _nested_heads(getattr(n.parsed, n.op.subgraph_attr))
     names = n.input_names()
-    found = infer(heads, {k: v for k, v in zip(names, known) if v is not None})
+    found = infer(heads, {k: v for k, v in zip(names, known) if v is not None}, known_out)
     by_name = {v.name: v for v in topo_order(heads) if v.is_variable}
     return ([found.get((id(by_name[k]), 0)) for k in names],
             [found.get((id(h.node), h.index)) for h in heads])
@@ -213,7 +222,10 @@ def _var_type(node: Node) -> str | None:
     return dtype_name(DTYPE_MX_TO_NP[int(text)])
 
 
-def infer_graph_types(heads: list[Entry], known: dict[str, str]) -> dict[tuple, str]:
+def infer_graph_types(heads: list[Entry], known: dict[str, str],
+                      outputs: list | None = None) -> dict[tuple, str]:
+    """``{(id(node), out_index): dtype name}`` for every entry that could be inferred
+    from the variables' ``known`` dtypes and the heads' ``outputs`` dtypes."""
     nodes = topo_order(heads)
     types: dict[tuple, str] = {}
     for n in nodes:
@@ -221,6 +233,9 @@ def infer_graph_types(heads: list[Entry], known: dict[str, str]) -> dict[tuple, 
             t = known.get(n.name) or _var_type(n)
             if t is not None:
                 types[(id(n), 0)] = t
+    for h, t in zip(heads, outputs or ()):
+        if t is not None:
+            types.setdefault((id(h.node), h.index), t)
     for _ in range(len(nodes) + 1):
         changed = False
         for n in nodes:
@@ -228,7 +243,8 @@ def infer_graph_types(heads: list[Entry], known: dict[str, str]) -> dict[tuple, 
                 continue
             in_types = [types.get((id(e.node), e.index)) for e in n.inputs]
             if n.op.subgraph_attr is not None:
-                new_in, new_out = _through_nested(n, in_types, infer_graph_types)
+                outs = [types.get((id(n), i)) for i in range(n.num_outputs())]
+                new_in, new_out = _through_nested(n, in_types, outs, infer_graph_types)
             else:
                 new_in, new_out = n.op.infer_type(n.parsed, list(in_types))
             for e, t in zip(n.inputs, new_in):

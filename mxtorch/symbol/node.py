@@ -1,6 +1,7 @@
 """The graph IR under Symbol: nodes, entries and traversal. Torch-free."""
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable
 
 from ..ops import registry as _reg
@@ -34,8 +35,13 @@ class Node:
     def parsed(self) -> Any:
         """The operator's parsed attributes (hidden ``__x__`` keys left out)."""
         if self._parsed is None:
-            self._parsed = self.op.parse_attrs(
-                {k: v for k, v in self.attrs.items() if not _is_hidden(k)})
+            attrs = {k: v for k, v in self.attrs.items() if not _is_hidden(k)}
+            key = self.op.subgraph_attr
+            if self.subgraphs and key is not None and key not in attrs:
+                # MXNet: a partitioned graph keeps a _CachedOp's graph in the node's
+                # subgraphs, not in an attribute
+                attrs[key] = json.dumps(self.subgraphs[0])
+            self._parsed = self.op.parse_attrs(attrs)
         return self._parsed
 
     def op_attrs(self) -> dict[str, str]:

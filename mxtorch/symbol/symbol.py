@@ -1,19 +1,22 @@
 """``mx.sym.Symbol``: an immutable DAG of variables and operator nodes, with MXNet naming."""
 from __future__ import annotations
 
+import ctypes
 import numbers
 import os
 
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol, dtype_np
+from ..base import DTYPE_NP_TO_MX, HandleTable, MXNetError, NotImplementedForSymbol, dtype_np
 from ..ops import registry as _reg
 from .node import HIDDEN_KEYS, Entry, Node, topo_order
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson"]
 
 _STYPE_TO_ID = {"default": 0, "row_sparse": 1, "csr": 2}
+# the symbols behind the handles ``Symbol.handle`` and the C API handed out
+_HANDLES = HandleTable("Symbol")
 
 
 class Symbol:
@@ -22,6 +25,9 @@ class Symbol:
     __slots__ = ("_outputs", "__weakref__")
 
     def __init__(self, outputs: list[Entry]):
+        if not isinstance(outputs, (list, tuple)):
+            # MXNet: Symbol(handle) wraps a SymbolHandle the C API returned (and owns it)
+            outputs = _HANDLES.adopt(outputs, self)._outputs
         self._outputs = list(outputs)
 
     # ------------------------------------------------------------------ structure
@@ -210,9 +216,14 @@ class Symbol:
                          "symbol and call Executor.backward instead")
 
     @property
-    def handle(self) -> list[Entry]:
-        """The graph's output entries (MXNet exposes a C handle here)."""
-        return self._outputs
+    def handle(self) -> ctypes.c_void_p:
+        """The symbol's C handle (a ``SymbolHandle``), for MXNet code that calls the C API
+        (``mxtorch.base._LIB``); ``Symbol(handle)`` gives the symbol back."""
+        return ctypes.c_void_p(_HANDLES.lend(self))
+
+    @property
+    def _as_parameter_(self) -> ctypes.c_void_p:
+        return self.handle
 
     def __call__(self, *args, **kwargs) -> "Symbol":
         """Compose: replace this symbol's variables by other symbols (a new symbol)."""
@@ -376,12 +387,55 @@ class Symbol:
         outs = exe.forward()
         return [o.as_np_ndarray() for o in outs] if is_np_array() else outs
 
-    def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
-        """Return the symbol itself: partitioning happens at compile time in mxtorch."""
-        return self
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None,
+                     type_dict=None, stype_dict=None, skip_infer=False, **kwargs):
+        """Partition the symbol for ``backend``; returns the new symbol.
+
+        Parameters
+        ----------
+        backend : str
+            A partitioning backend (``default``, ``default_v2``: the operators named with
+            ``MXSetSubgraphPropertyOpNamesV2`` grouped into ``_CachedOp`` nodes) or an
+            inference optimizer (``MKLDNN``, ``JIT``, ``inductor``...), which works on the
+            compiled program and leaves the symbol as it is. Other names raise MXNetError.
+        args, aux : dict of str to NDArray, optional
+            Arrays of arguments and auxiliary states; their shapes and dtypes (with
+            ``shape_dict`` and ``type_dict``) are checked against the graph first.
+        ctx : Context, optional
+            The device context (default: the current one).
+        shape_dict, type_dict, stype_dict : dict, optional
+            Shapes, dtypes and storage types of inputs not in ``args``.
+        skip_infer : bool
+            Skip the shape and dtype checks.
+        **kwargs
+            Backend options (``dedup_subgraph=True``).
+        """
+        from ..context import Context, current_context
+        from ..graph.partition import check_backend, is_partition_backend, partition
+        _expect(isinstance(backend, str), "backend must be a string")
+        _expect(args is None or isinstance(args, dict), "args must be a dict of NDArrays")
+        _expect(aux is None or isinstance(aux, dict), "aux must be a dict of NDArrays")
+        _expect(isinstance(ctx if ctx is not None else current_context(), Context),
+                "ctx must be a Context")
+        shapes, types = _optimize_inputs(self, args, aux, shape_dict, type_dict, stype_dict)
+        check_backend(backend)
+        if not skip_infer and shapes:
+            self.infer_shape_partial(**shapes)
+        if not skip_infer and types:
+            self.infer_type_partial(**types)
+        if not is_partition_backend(backend):
+            return self.__copy__()
+        return Symbol(partition(self._outputs, backend, {k: str(v) for k, v in kwargs.items()}))
 
     def get_backend_symbol(self, backend):
-        return self
+        """The symbol partitioned by ``backend`` with the op names its properties were
+        given (``MXSetSubgraphPropertyOpNamesV2``); an inference optimizer's name gives
+        the symbol as it is."""
+        from ..graph.partition import check_backend, is_partition_backend, partition
+        check_backend(backend)
+        if not is_partition_backend(backend):
+            return self.__copy__()
+        return Symbol(partition(self._outputs, backend))
 
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other):
@@ -478,6 +532,39 @@ def stored_attr_key(key: str, operator_kwarg: bool) -> str:
                              f"please instead use\nw = Variable({hidden}=...)\n"
                              f"sym = YourSymbolName({key[:pos - 1]}=w)")
     return key
+
+
+def _expect(condition: bool, message: str) -> None:
+    """MXNet asserts on optimize_for's argument types."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def _optimize_inputs(sym: Symbol, args, aux, shape_dict, type_dict, stype_dict):
+    """The known input shapes and dtypes for ``optimize_for``: from the arrays of
+    arguments and auxiliary states it names (others are ignored), then the dicts, checked
+    as MXNet checks them."""
+    shapes, types = {}, {}
+    inputs = set(sym.list_inputs())
+    for given, names in ((args, sym.list_arguments()), (aux, sym.list_auxiliary_states())):
+        for name in names:
+            arr = (given or {}).get(name)
+            if arr is not None:
+                shapes[name], types[name] = arr.shape, np.dtype(arr.dtype).name
+    for k, v in (shape_dict or {}).items():
+        if not isinstance(v, (tuple, list)):
+            raise ValueError(str(v) + " has to be a tuple or list.")
+        if k in inputs and k not in shapes:
+            shapes[k] = tuple(v)
+    for k, v in (type_dict or {}).items():
+        if np.dtype(v) not in DTYPE_NP_TO_MX:
+            raise ValueError(str(np.dtype(v).type) + " is not a MXNet type.")
+        if k in inputs and k not in types:
+            types[k] = np.dtype(v).name
+    for v in (stype_dict or {}).values():
+        if v not in _STYPE_TO_ID:
+            raise ValueError(str(v) + " is not a MXNet storage type.")
+    return shapes, types
 
 
 def _compose_atomic(node: Node, args: tuple, kwargs: dict) -> Symbol:
