@@ -21,7 +21,7 @@ import torch
 
 from .base import (MXCallbackList, MXNetError, NDArrayHandle, SymbolHandle, c_array,
                    c_array_buf, c_handle_array, check_call, mx_uint, string_types)
-from .ops import tuning
+from .ops import intgrad, tuning
 from .ops.failure import FailedTensor, raise_failure
 
 # MXNet's autograd module has no __all__: ``from mxnet.autograd import *`` also gives the
@@ -257,21 +257,28 @@ def _attach(arr, grad_buf, grad_req: str) -> None:
     if grad_req == "null":
         if t.requires_grad:
             t = t.detach()
+        elif getattr(t, intgrad.SHADOW, None) is not None:
+            t = t.detach()   # an integer array attached before: its shadow stays behind
         t._mx_entry = (f"var{next(_VAR_IDS)}", 0)   # MXNet: a new variable per attach
         arr._t = t
         arr._grad = grad_buf
         arr._grad_req = "null"
         return
-    if not t.is_floating_point() and not t.is_complex():
-        raise MXNetError(f"cannot attach a gradient to an array of dtype {t.dtype}: only "
-                         "floating-point arrays are differentiable")
-    if not t.requires_grad:
-        t.requires_grad_(True)
     t._mx_entry = (f"var{next(_VAR_IDS)}", 0)
-    if getattr(arr, "_hook_tensor", None) is not t:
-        t.register_post_accumulate_grad_hook(_arrived)
-        t._mx_owner = weakref.ref(arr)
-        arr._hook_tensor = t
+    if not t.is_floating_point() and not t.is_complex():
+        # MXNet: integer arrays have gradients too, in their own dtype (ops/intgrad.py);
+        # torch differentiates the float64 shadow leaf that stands for the array
+        leaf = intgrad.attach(t)
+        leaf.register_post_accumulate_grad_hook(_arrived)
+        leaf._mx_owner = weakref.ref(arr)
+        arr._hook_tensor = leaf
+    else:
+        if not t.requires_grad:
+            t.requires_grad_(True)
+        if getattr(arr, "_hook_tensor", None) is not t:
+            t.register_post_accumulate_grad_hook(_arrived)
+            t._mx_owner = weakref.ref(arr)
+            arr._hook_tensor = t
     arr._t = t
     arr._grad = grad_buf
     arr._grad_req = grad_req
@@ -301,25 +308,31 @@ def _as_tensors(heads, head_grads):
         head_grads = [head_grads]
     if len(head_grads) != len(heads):
         raise MXNetError("backward: heads and head_grads must have the same length")
-    outs, grads = [], []
+    outs, grads, roots = [], [], []
     for h, g in zip(heads, head_grads):
         t = h._t
         if t.__class__ is FailedTensor:   # computed by a failed operator: report it here
             raise_failure(t)
-        if not t.requires_grad or _freed(t):
+        # an integer head: torch differentiates its shadow (ops/intgrad.py)
+        out = t if t.requires_grad or t.is_floating_point() else intgrad.head(t)
+        if out is None or not out.requires_grad or _freed(t):
             raise MXNetError("Cannot differentiate node because it is not in a computational "
                              "graph. You need to set is_recording to true or use autograd."
                              "record() to save computational graphs for backward. If you "
                              "want to differentiate the same graph twice, you need to pass "
                              "retain_graph=True to backward.")
-        outs.append(t)
-        grads.append(torch.ones_like(t) if g is None else g._t.to(t.dtype))
-    return outs, grads
+        outs.append(out)
+        roots.append(t)
+        if g is None:
+            grads.append(torch.ones_like(out))
+        else:   # MXNet: the head gradient in the head's dtype (truncated for an integer one)
+            grads.append(g._t.to(t.dtype) if out is t else g._t.to(t.dtype).to(out.dtype))
+    return outs, grads, roots
 
 
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True):
     """Compute the gradients of ``heads`` w.r.t. previously marked variables."""
-    outs, grads = _as_tensors(heads, head_grads)
+    outs, grads, roots = _as_tensors(heads, head_grads)
     threads = tuning.single(_STATE.work)
     with torch.enable_grad():
         try:
@@ -334,7 +347,7 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
         finally:
             tuning.restore(threads)
     if not retain_graph:
-        _free_graph(outs)
+        _free_graph(roots)
 
 
 def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
@@ -347,23 +360,25 @@ def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
     single = isinstance(variables, NDArray)
     if single:
         variables = [variables]
-    outs, grads = _as_tensors(heads, head_grads)
+    outs, grads, roots = _as_tensors(heads, head_grads)
     if retain_graph is None:
         retain_graph = create_graph
     threads = tuning.single(_STATE.work)
     try:
         with torch.enable_grad():
-            res = torch.autograd.grad(outs, [v._t for v in variables], grads,
-                                      retain_graph=retain_graph, create_graph=create_graph,
-                                      allow_unused=True)
+            res = torch.autograd.grad(outs, [_differentiated(v._t) for v in variables],
+                                      grads, retain_graph=retain_graph,
+                                      create_graph=create_graph, allow_unused=True)
     finally:
         tuning.restore(threads)
     if not retain_graph:
-        _free_graph(outs)
+        _free_graph(roots)
     out = []
     for v, g in zip(variables, res):
         if g is None or g._is_zerotensor():   # torch's symbolic zeros hold no data
             g = torch.zeros_like(v._t)
+        elif g.dtype != v._t.dtype:   # an integer variable: truncated, as a cast does
+            g = g.to(v._t.dtype)
         elif create_graph and not g.requires_grad:
             # MXNet: a gradient computed with create_graph is in the graph even where it
             # does not depend on the variables (clip, dropout, x * c): differentiating it
@@ -372,6 +387,15 @@ def grad(heads, variables, head_grads=None, retain_graph: bool | None = None,
         # a channels-last program (mxtorch.graph.layout) may give strided gradients
         out.append(_wrap(g.contiguous(), v._ctx))
     return out
+
+
+def _differentiated(t: torch.Tensor) -> torch.Tensor:
+    """The tensor torch differentiates for a variable: itself, or an attached integer
+    array's shadow leaf."""
+    if t.requires_grad or t.is_floating_point():
+        return t
+    s = getattr(t, intgrad.SHADOW, None)
+    return s if s is not None and s.is_leaf else t
 
 
 def get_symbol(x):

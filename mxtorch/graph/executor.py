@@ -20,9 +20,11 @@ from ..ops.tensor_util import torch_dtype
 from .budget import CompileGate
 from .compile import GraphProgram, own_outputs
 from .cse import eliminate_common_expr, enabled as cse_enabled
+from .int_tape import IntTape, needs_int_tape
 from .memory import retain_freed_memory
 from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
+from .partition import is_partition_backend, partition_for_bind
 from .passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
 from .training import TRACE_COST, TrainingStep, trace_mode, trace_step
 
@@ -55,7 +57,9 @@ class Executor:
         self._grad_reqs = list(grad_reqs)
         # MXNet's executors keep oneDNN layouts between convolutions in training too
         # MXNet: executors run the graph with common subexpressions merged
-        self._heads = eliminate_common_expr(sym._outputs) if cse_enabled() else sym._outputs
+        # MXNet: MXNET_SUBGRAPH_BACKEND partitions the graph at bind, before CSE
+        heads = partition_for_bind(sym._outputs)
+        self._heads = eliminate_common_expr(heads) if cse_enabled() else heads
         self._program = GraphProgram(self._heads, channels_last=True)
         retain_freed_memory()   # MXNet's executors allocate from its pooled storage
         by_name = dict(zip(self._arg_names, self.arg_arrays))
@@ -67,12 +71,17 @@ class Executor:
                  and self.grad_arrays[pos[n]] is not None]
         if slots:   # MXNet fails at bind where a gradient meets a non-differentiable op
             gradient_nodes(sym._outputs, {self._arg_names[i] for _, i in slots})
-        # torch differentiates floats only: integer arguments get theirs from a float64 tape
-        self._grad_slots = [(k, i) for k, i in slots
-                            if self.arg_arrays[i]._t.is_floating_point()]
-        self._int_slots = [(k, i) for k, i in slots
-                           if not self.arg_arrays[i]._t.is_floating_point()]
-        self._int_tape: tuple | None = None
+        # torch differentiates floats only: integer arguments get theirs from an
+        # interpreted run (graph/int_tape.py); every argument does where a cast to an
+        # integer type lies on the gradient path
+        if slots and needs_int_tape(self._program):
+            self._grad_slots, self._int_slots = [], slots
+        else:
+            self._grad_slots = [(k, i) for k, i in slots
+                                if self.arg_arrays[i]._t.is_floating_point()]
+            self._int_slots = [(k, i) for k, i in slots
+                               if not self.arg_arrays[i]._t.is_floating_point()]
+        self._int_tape: IntTape | None = None
         self._outputs: list[NDArray] | None = None   # made when first asked for
         self._out_tensors: tuple = ()
         self._leaves: list = []
@@ -89,7 +98,7 @@ class Executor:
         self._opt: InferenceOptimizer | None = None
         self._opt_consts: list[str] | None = None
         self._opt_backend: str | None = None
-        if backend_from_env():
+        if backend_from_env() and not is_partition_backend(backend_from_env()):
             self.optimize_for_inference()
 
     def optimize_for_inference(self, const_names=None, backend=None) -> None:
@@ -279,36 +288,21 @@ class Executor:
         self._backward(out_grads)
         gate.charge(time.perf_counter() - start, new_run=False)
 
-    def _int_record(self, tensors, device) -> tuple | None:
-        """MXNet gives integer arguments gradients too (Cast's backward casts them to the
-        argument's dtype): the step runs once more on the tape with those arguments as
-        float64 leaves, for their gradients alone. Where an operator needs them integer
-        (softmax's length, ...) their gradient is zero."""
-        aux = set(self._aux_names)   # the real step updated them already: use copies
-        tensors = [t.detach().clone() if n in aux else t.detach()
+    def _int_record(self, tensors, device) -> IntTape:
+        """The interpreted run that gives the integer slots' gradients; auxiliary states
+        are copies (the real step updated them already)."""
+        aux = set(self._aux_names)
+        tensors = [t.detach().clone() if n in aux else t
                    for n, t in zip(self._program.input_names, tensors)]
-        leaves = []
-        for k, _ in self._int_slots:
-            tensors[k] = tensors[k].to(torch.float64).requires_grad_(True)
-            leaves.append(tensors[k])
-        try:
-            with torch.enable_grad():
-                return self._program(tensors, True, device), leaves
-        except (MXNetError, RuntimeError, TypeError):
-            return None
+        return IntTape(self._program, tensors, [k for k, _ in self._int_slots], device)
 
     def _int_backward(self, out_grads) -> None:
-        """Write the integer arguments' gradients (truncated, as a cast does)."""
+        """Write the integer slots' gradients (each truncated to its argument's dtype)."""
         grads: list = [None] * len(self._int_slots)
         if self._int_tape is not None:
-            outs, leaves = self._int_tape
-            heads = [(t, g) for t, g in zip(outs, self._given_grads(out_grads, len(outs)))
-                     if t.requires_grad]
-            if heads:
-                grads = torch.autograd.grad(
-                    [t for t, _ in heads], leaves,
-                    [torch.ones_like(t) if g is None else _as_tensor(g).to(t.device, t.dtype)
-                     for t, g in heads], retain_graph=True, allow_unused=True)
+            given = self._given_grads(out_grads, len(self._int_tape.outs))
+            grads = self._int_tape.grads([None if g is None else _as_tensor(g)
+                                          for g in given])
         with torch.no_grad():
             for (_, i), g in zip(self._int_slots, grads):
                 buf = self.grad_arrays[i]._t
@@ -448,7 +442,8 @@ class Executor:
                 raise ValueError(f'Find name {name} that is not in the auxiliary states')
 
     def get_optimized_symbol(self):
-        """The symbol this executor runs: the bound one with common subexpressions merged
+        """The symbol this executor runs: the bound one partitioned by
+        ``MXNET_SUBGRAPH_BACKEND`` and with common subexpressions merged
         (``MXNET_ELIMINATE_COMMON_EXPR``); other optimizations happen at compile time."""
         return type(self._symbol)(self._heads).__copy__()
 

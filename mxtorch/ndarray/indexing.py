@@ -14,7 +14,8 @@ import torch
 
 from .. import autograd as _ag
 from ..base import MXNetError
-from .ndarray import NDArray, _wrap, array
+from ..ops import intgrad as _intgrad
+from .ndarray import NDArray, _wrap, array, int_followed
 
 __all__ = ["getitem", "setitem", "slice_is_contiguous", "get_indexing_dispatch_code",
            "indexing_key_expand_implicit_axes", "get_oshape_of_gather_nd_op"]
@@ -106,23 +107,73 @@ def _positive_steps(shape: tuple, key) -> tuple | None:
 def getitem(arr: NDArray, key) -> NDArray:
     if isinstance(key, slice) and key.step is None and key.start is None and key.stop is None:
         return arr
-    tkey, advanced = _convert_key(key, arr._t.device)
+    t = arr._t
+    tkey, advanced = _convert_key(key, t.device)
+    pos = None
     if not advanced:
         _check_bounds(arr, key)
         pos = _positive_steps(arr.shape, tkey)
-        if pos is not None:  # MXNet's slice op: a copy, read backwards
-            res = arr._t[pos[0]].flip(pos[1]) if pos[1] else arr._t[pos[0]]
-            return _wrap(res.reshape(1) if res.dim() == 0 else res, arr._ctx)
     try:
-        res = arr._t[tkey]
+        res = _indexed(t, tkey, advanced, pos)
     except (IndexError, RuntimeError) as err:
         raise IndexError(f"index {key!r} is invalid for an array of shape {arr.shape}: "
                          f"{err}") from None
-    if res.dim() == 0:
-        res = res.reshape(1)
-    elif not advanced and not res.is_contiguous():
-        res = res.clone()
+    if not res.requires_grad and _ag._STATE.recording and \
+            _intgrad.involved((t,), res.is_floating_point()):
+        # an integer array's gradient (ops/intgrad.py): the same indexing of its shadow
+        res = int_followed(lambda s: _indexed(s, tkey, advanced, pos), None, {}, (t,), res)
     return _wrap(res, arr._ctx)
+
+
+def _indexed(t: torch.Tensor, tkey, advanced: bool, pos) -> torch.Tensor:
+    """``t[tkey]`` as MXNet indexes: basic contiguous keys give views, other basic keys
+    copies (negative steps read backwards, ``pos`` from :func:`_positive_steps`), and one
+    selected element has shape ``(1,)``."""
+    if pos is not None:  # MXNet's slice op: a copy, read backwards
+        res = t[pos[0]].flip(pos[1]) if pos[1] else t[pos[0]]
+        return res.reshape(1) if res.dim() == 0 else res
+    if advanced:
+        flipped = _flipped_steps(t.shape, tkey)
+        if flipped is not None:
+            tkey, axes = flipped
+            t = t.flip(axes)
+    res = t[tkey]
+    if res.dim() == 0:
+        return res.reshape(1)
+    if not advanced and not res.is_contiguous():
+        return res.clone()
+    return res
+
+
+def _flipped_steps(shape: tuple, key) -> tuple | None:
+    """For a key with index arrays (torch cannot take a negative step next to them):
+    ``(key, axes)`` such that ``t.flip(axes)[key]`` is ``t[original key]``, each
+    negative-step slice rewritten over the flipped axis; None without negative steps."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in keys):
+        return None
+
+    def width(k) -> int:   # the input axes an index consumes
+        if k is None:
+            return 0
+        if isinstance(k, torch.Tensor) and k.dtype == torch.bool:
+            return max(k.dim(), 1)
+        return 1
+
+    if Ellipsis in keys:
+        i = keys.index(Ellipsis)
+        used = sum(width(k) for k in keys if k is not Ellipsis)
+        keys = keys[:i] + (slice(None),) * (len(shape) - used) + keys[i + 1:]
+    out, axes, axis = [], [], 0
+    for k in keys:
+        if isinstance(k, slice) and k.step is not None and k.step < 0:
+            n = shape[axis]
+            r = range(*k.indices(n))
+            k = slice(n - 1 - r[0], n - r[-1], -k.step) if len(r) else slice(0, 0)
+            axes.append(axis)
+        out.append(k)
+        axis += width(k)
+    return tuple(out), axes
 
 
 def setitem(arr: NDArray, key, value) -> None:
@@ -133,11 +184,18 @@ def setitem(arr: NDArray, key, value) -> None:
         v = value.item() if isinstance(value, np.generic) else value  # torch takes no np scalar
     else:
         v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
+    # a recorded value written into an array outside the graph
+    recorded = _ag._STATE.recording and isinstance(v, torch.Tensor) and _recorded(v) and \
+        not _recorded(t)
     if isinstance(key, slice) and key.start is None and key.stop is None and key.step is None:
         tkey = slice(None)
         advanced = False
     else:
         tkey, advanced = _convert_key(key, t.device)
+        if recorded and tkey is not None and tkey is not Ellipsis:
+            # MXNet: writing a recorded value into part of an array is an in-place operation
+            raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                             "recording with autograd.")
         if not advanced:
             _check_bounds(arr, key)
             pos = _positive_steps(arr.shape, tkey)
@@ -145,7 +203,22 @@ def setitem(arr: NDArray, key, value) -> None:
                 view = t[pos[0]]
                 tkey = pos[0]
                 if isinstance(v, torch.Tensor):
-                    v = torch.broadcast_to(v.to(t.dtype), view.shape).flip(pos[1])
+                    v = torch.broadcast_to(_fit_dims(v.to(t.dtype), view.dim()),
+                                           view.shape).flip(pos[1])
+    if recorded and _recorded_write(t, tkey, v):
+        return
+    flipped = _flipped_steps(t.shape, tkey) if advanced else None
+    if flipped is not None:   # write into the flipped copy, then copy it back
+        tkey, axes = flipped
+        target = t.detach().flip(axes)
+        try:
+            _assign(target, tkey, v)
+        except RuntimeError as err:
+            raise MXNetError(f"cannot assign to index {key!r} of an array of shape "
+                             f"{arr.shape}: {err}") from None
+        with torch.no_grad():
+            t.copy_(target.flip(axes))
+        return
     no_grad = t.requires_grad and not _ag._STATE.recording
     try:
         if no_grad:
@@ -158,6 +231,32 @@ def setitem(arr: NDArray, key, value) -> None:
         vshape = tuple(v.shape) if isinstance(v, torch.Tensor) else ()
         raise MXNetError(f"cannot assign a value of shape {vshape} to {tgt} of an array of "
                          f"shape {arr.shape}: {err}") from None
+
+
+def _fit_dims(v: torch.Tensor, ndim: int) -> torch.Tensor:
+    """``v`` without the leading length-1 axes beyond ``ndim`` (NumPy assigns a (1, 1, 4)
+    value to a (8, 4) target)."""
+    while v.dim() > ndim and v.shape[0] == 1:
+        v = v[0]
+    return v
+
+
+def _recorded_write(t: torch.Tensor, tkey, v: torch.Tensor) -> bool:
+    """Write the recorded value ``v`` over the whole array ``t`` under ``record()``: an
+    integer array takes the values and, as MXNet records the copy, the gradient path of
+    a cast (ops/intgrad.py). False where torch records the write itself (float arrays)."""
+    if t.is_floating_point():
+        return False
+    with torch.no_grad():
+        _assign(t, tkey, v)
+    _intgrad.follow(lambda s: torch.broadcast_to(s, t[tkey].shape).reshape(t.shape), (v,), t)
+    return True
+
+
+def _recorded(t: torch.Tensor) -> bool:
+    """Whether ``t`` is on the recorded graph (an integer tensor through its shadow)."""
+    return t.requires_grad or (not t.is_floating_point()
+                               and getattr(t, _intgrad.SHADOW, None) is not None)
 
 
 def _assign(t: torch.Tensor, tkey, v) -> None:

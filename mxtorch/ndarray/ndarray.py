@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import ctypes
 import numbers
-import weakref
 from typing import Sequence
 
 import numpy as np
 import torch
 
 from .. import autograd as _ag
-from ..base import DTYPE_NP_TO_MX, MXNetError, dtype_np
+from ..base import DTYPE_NP_TO_MX, HandleTable, MXNetError, dtype_np
 from ..context import Context, context_of_device, current_context
 from ..ops import registry as _reg
 from ..ops import failure as _failure
+from ..ops import intgrad as _intgrad
 from ..ops import tuning as _tuning
 from ..ops.registry import OpDef as _OpDef
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
@@ -45,6 +45,7 @@ _STATE = _ag._STATE
 _note = _ag.note
 _NO_ATTRS: dict = {}   # the keywords recorded for a call without any (read, never written)
 _FailedTensor = _failure.FailedTensor
+_int_involved = _intgrad.involved
 _grad_enabled = torch.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
 
@@ -71,7 +72,7 @@ class NDArray:
         if handle is None:
             handle = torch.empty(0)
         elif not isinstance(handle, torch.Tensor):
-            src = _from_handle(handle)
+            src = _HANDLES.adopt(handle, self)   # MXNet: the new array owns the handle
             handle, ctx = src._t, ctx if ctx is not None else src._ctx
         self._t = handle
         self._ctx = ctx if ctx is not None else context_of_device(handle.device)
@@ -81,8 +82,7 @@ class NDArray:
     def _as_parameter_(self) -> ctypes.c_void_p:
         """The array as a C handle, for MXNet code that casts what a monitor callback gets
         (``NDArray(ctypes.cast(arr, NDArrayHandle))`` gives the same array back)."""
-        _BY_ADDRESS[id(self)] = self
-        return ctypes.c_void_p(id(self))
+        return ctypes.c_void_p(_HANDLES.lend(self))
 
     # ------------------------------------------------------------------ properties
     @property
@@ -179,12 +179,16 @@ class NDArray:
         res = copied(self._t, dtype=td)
         if res.requires_grad:   # recorded: copied() detaches outside record()
             _note(_reg.get("Cast"), {"dtype": dtype}, (self._t,), res)
+        elif _STATE.recording and _int_involved((self._t,), td.is_floating_point):
+            res = _int_recorded(_reg.get("Cast"), {"dtype": dtype}, (self._t,), res)
         return _wrap(res, self._ctx)
 
     def copy(self) -> "NDArray":
         res = copied(self._t)
         if res.requires_grad:
             _note(_reg.get("_copy"), _NO_ATTRS, (self._t,), res)
+        elif _STATE.recording and _int_involved((self._t,), res.is_floating_point()):
+            res = _int_recorded(_reg.get("_copy"), _NO_ATTRS, (self._t,), res)
         return _wrap(res, self._ctx)
 
     def copyto(self, other):
@@ -281,9 +285,14 @@ class NDArray:
         from ..ops.shape import reshape_target
         target = reshape_target(self.shape, tuple(shape), reverse)
         res = self._t.reshape(target)
-        if res.requires_grad and _STATE.recording:
-            _note(_reg.get("Reshape"), {"shape": shape, "reverse": True} if reverse
-                  else {"shape": shape}, (self._t,), res)
+        if res.requires_grad:
+            if _STATE.recording:
+                _note(_reg.get("Reshape"), {"shape": shape, "reverse": True} if reverse
+                      else {"shape": shape}, (self._t,), res)
+        elif _STATE.recording and _int_involved((self._t,), res.is_floating_point()):
+            res = int_followed(lambda t: t.reshape(target), _reg.get("Reshape"),
+                               {"shape": shape, "reverse": True} if reverse
+                               else {"shape": shape}, (self._t,), res)
         return _wrap(res, self._ctx)
 
     def __len__(self) -> int:
@@ -399,18 +408,13 @@ _F32, _F64 = torch.float32, torch.float64
 _PY_SCALARS = frozenset({int, float})
 
 
-# arrays by the address their ``_as_parameter_`` handed out (while they are alive)
-_BY_ADDRESS: "weakref.WeakValueDictionary[int, NDArray]" = weakref.WeakValueDictionary()
+# the arrays behind the handles ``_as_parameter_`` and the C API handed out
+_HANDLES = HandleTable("NDArray")
 
 
 def _from_handle(handle) -> "NDArray":
-    """The live array behind a handle from ``_as_parameter_`` (MXNet's NDArrayHandle)."""
-    address = handle.value if isinstance(handle, ctypes.c_void_p) else handle
-    arr = _BY_ADDRESS.get(address) if isinstance(address, int) else None
-    if arr is None:
-        raise MXNetError("NDArray wraps a torch.Tensor or the handle of a live NDArray; use "
-                         "mx.nd.array() to create one")
-    return arr
+    """The live array behind a handle (MXNet's NDArrayHandle)."""
+    return _HANDLES.get(handle)
 
 
 def _wrap(t: torch.Tensor, ctx: Context | None) -> NDArray:
@@ -478,6 +482,10 @@ def call_plain(opdef, attrs, inputs):
             _note(opdef, _NO_ATTRS, (ta, tb) if len(inputs) == 2 else (t,), res)
         else:
             res = res.detach()
+    elif _STATE.recording:
+        ins = (ta, tb) if len(inputs) == 2 else (t,)
+        if _int_involved(ins, res.is_floating_point()):
+            res = _int_recorded(opdef, _NO_ATTRS, ins, res, attrs)
     arr = _new(NDArray)
     arr._t = res
     arr._ctx = inputs[0]._ctx
@@ -542,6 +550,8 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                     _note(entry[0], _NO_ATTRS, (ta, tb), res)
                 else:   # attached inputs outside record(): torch recorded what MXNet does not
                     res = res.detach()
+            elif _STATE.recording and _int_involved((ta, tb), res.is_floating_point()):
+                res = _int_recorded(entry[0], _NO_ATTRS, (ta, tb), res, entry[2])
         elif rhs.__class__ in _PY_SCALARS or isinstance(rhs, (numbers.Number, np.generic)):
             if scalar_entry is None:
                 scalar_entry = _FAST.get(scalar_op) or _fast_entry(scalar_op)
@@ -569,6 +579,9 @@ def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
                     _note(scalar_entry[0], {"scalar": rhs}, (t,), res)
                 else:
                     res = res.detach()
+            elif _STATE.recording and _int_involved((t,), res.is_floating_point()):
+                res = _int_recorded(scalar_entry[0], {"scalar": rhs}, (t,), res,
+                                    _scalar_attrs(scalar_entry, rhs))
         elif isinstance(rhs, np.ndarray):
             other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
             return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
@@ -659,6 +672,10 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
                 if res.requires_grad:
                     res = unshared(res, tensors)
                     _note(opdef, kwargs, tensors, res)
+                elif _int_involved(tensors, res.is_floating_point()):
+                    res = _int_recorded(opdef, kwargs, tensors, unshared(res, tensors), attrs,
+                                        state.training,
+                                        ctx.torch_device if opdef.creates else None)
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:
@@ -681,12 +698,45 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
             if o._t.requires_grad:
                 _note(opdef, kwargs, tensors, [o._t for o in outs])
                 break
+        else:
+            if _int_involved(tensors, all(o._t.is_floating_point() for o in outs)):
+                res = _int_recorded(opdef, kwargs, tensors, [o._t for o in outs], attrs,
+                                    state.training, ctx.torch_device if opdef.creates else None)
+                for o, r in zip(outs, res):
+                    o._t = r
     if out is not None:
         outs_list = out if isinstance(out, (list, tuple)) else [out]
         for o, r in zip(outs_list, res):
             _write_out(o, r)
         return out
     return outs
+
+
+def _int_recorded(opdef, kwargs: dict, tensors, res, attrs=None, is_train: bool = False,
+                  device=None):
+    """A recorded call whose results are not on torch's tape but carry an integer array's
+    gradient (ops/intgrad.py): ``res`` on the operator's gradient path, recorded."""
+    if attrs is None:
+        attrs = opdef.parse_attrs(kwargs)
+    res = _intgrad.run_op(opdef, attrs, tensors, res, is_train, device)
+    _note_followed(opdef, kwargs, tensors, res)
+    return res
+
+
+def int_followed(fn, opdef, kwargs: dict, tensors, res):
+    """:func:`_int_recorded` for a computation ``fn`` of the tensors that stands for
+    ``opdef`` (reshape; None: nothing recorded, as for indexing): ``res = fn(*tensors)``
+    on its gradient path."""
+    res = _intgrad.follow(fn, tensors, res)
+    if opdef is not None:
+        _note_followed(opdef, kwargs, tensors, res)
+    return res
+
+
+def _note_followed(opdef, kwargs: dict, tensors, res) -> None:
+    outs = res if isinstance(res, (list, tuple)) else (res,)
+    if any(o.requires_grad or getattr(o, _intgrad.SHADOW, None) is not None for o in outs):
+        _note(opdef, kwargs, tensors, list(res) if isinstance(res, (list, tuple)) else res)
 
 
 _RESOLVED: dict = {}  # operator name or OpDef -> (OpDef, plain, default attrs, work)

@@ -265,8 +265,16 @@ def _cast(attrs, x: torch.Tensor) -> torch.Tensor:
     return x.to(torch_dtype(attrs.dtype), copy=True)
 
 
+def _cast_float_attrs(attrs):
+    """A cast to an integer type casts to float64 on integer gradients' path."""
+    if torch_dtype(attrs.dtype).is_floating_point:
+        return None
+    return attrs._replace(dtype="float64")
+
+
 register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
                fluent="astype", infer_shape=same_shape_infer, infer_type=_cast_infer_type,
+               float_attrs=_cast_float_attrs,
                doc="Cast the input to ``dtype``; the gradient is cast back."))
 
 
