@@ -2,9 +2,10 @@
 
 ``import mxtorch as mx`` and MXNet code runs unchanged.
 """
-__version__ = "0.1.0"
+from .libinfo import __version__
 
 from . import base
+from . import libinfo
 from .base import MXNetError
 from . import engine, error, log, runtime
 from . import context
@@ -22,6 +23,7 @@ from .attribute import AttrScope
 from . import attribute
 from . import symbol
 from . import symbol as sym
+from . import symbol_doc, ndarray_doc
 from . import graph
 from . import executor
 from . import operator
@@ -36,6 +38,7 @@ from . import initializer as init
 from . import metric
 from . import io
 from . import callback
+from . import notebook
 from . import kvstore
 from . import kvstore as kv
 from . import model
@@ -58,6 +61,10 @@ from .symbol.numpy import _symbol as np_symbol
 from . import test_utils
 from . import contrib
 from . import profiler
+from . import rtc
+# not in __all__: ``from mxtorch import *`` must not shadow the real torch module
+from . import torch
+from . import torch as th
 
 nd.CachedOp = graph.CachedOp
 
@@ -66,5 +73,6 @@ __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned
            "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
            "registry", "initializer", "init", "metric", "io", "callback",
            "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "contrib", "profiler", "engine", "error", "log", "runtime",
+           "libinfo", "symbol_doc", "ndarray_doc", "notebook", "rtc", "th",
            "is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array", "np_array",
            "use_np_array", "use_np", "rnd", "img", "np_symbol"]

@@ -10,7 +10,8 @@ ROOT = os.path.dirname(mxtorch.__file__)
 # Modules allowed to import torch (STYLE.md "engine isolation"; ndarray/ holds NDArray).
 ALLOWED = ("ops/", "ndarray/ndarray.py", "ndarray/indexing.py", "graph/", "autograd.py",
            "context.py", "random.py", "kvstore/", "numpy/", "numpy_extension/",
-           "runtime.py", "profiler/")
+           "runtime.py", "profiler/",
+           "torch.py", "rtc.py")  # mx.th calls torch's functions, mx.rtc torch's NVRTC
 
 
 def _imports_torch(path: str) -> bool:

@@ -5,6 +5,7 @@ from typing import Any, Callable
 
 from ..base import MXNetError
 from ..context import Context
+from ..ndarray_doc import _build_doc
 from ..ops import registry as _reg
 from .ndarray import NDArray, call_plain, invoke
 
@@ -95,7 +96,7 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
 
     fn.__name__ = fname
     fn.__qualname__ = fname
-    fn.__doc__ = opdef.doc
+    fn.__doc__ = _reg.function_doc(opdef, _build_doc)
     return fn
 
 

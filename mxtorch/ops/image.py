@@ -108,6 +108,87 @@ register(OpDef("_cvimresize", _cvimresize, inputs=("src",),
                    "1 bilinear, 2 bicubic, 3 area, 4 lanczos4)."))
 
 
+# OpenCV's border types: CONSTANT, REPLICATE, REFLECT, WRAP, REFLECT_101; ISOLATED is a
+# flag (16) that only matters for a view into a larger image
+_BORDER_ISOLATED = 16
+_BORDER_DTYPES = (torch.float32, torch.float64, torch.uint8, torch.int32)
+
+
+def _border_index(n: int, before: int, after: int, kind: int) -> torch.Tensor:
+    """Source index of each output position along an axis of length ``n``, OpenCV's
+    borderInterpolate (positions outside a constant border are clamped; masked later)."""
+    p = torch.arange(-before, n + after)
+    if kind in (0, 1):  # constant (filled afterwards), replicate
+        return p.clamp(0, n - 1)
+    if kind == 3:  # wrap: cdefgh|abcdefgh|abcdefg
+        return p.remainder(n)
+    if n == 1:
+        return torch.zeros_like(p)
+    period = 2 * n if kind == 2 else 2 * n - 2  # reflect: fedcba|abcdefgh|hgfedcb
+    q = p.remainder(period)                      # reflect_101: gfedcb|abcdefgh|gfedcba
+    return torch.where(q < n, q, period - (1 if kind == 2 else 0) - q)
+
+
+def _border_fill(attrs: Any, src: torch.Tensor) -> torch.Tensor:
+    """The constant border's value per channel, saturated to the image dtype as cv::Scalar
+    is (integers rounded and clamped)."""
+    values = list(attrs.values) if attrs.values else [attrs.value] * 3
+    # MXNet: reads 4 values whatever ``values`` holds (past its end); missing ones are 0 here
+    values = (values + [0.0] * 4)[:4]
+    channels = src.shape[2]
+    fill = torch.tensor([values[c] if c < 4 else 0.0 for c in range(channels)],
+                        dtype=torch.float64)
+    if not src.dtype.is_floating_point:
+        info = torch.iinfo(src.dtype)
+        fill = fill.round().clamp(info.min, info.max)
+    return fill.to(src.dtype)
+
+
+def _cvcopyMakeBorder(attrs: Any, src: torch.Tensor) -> torch.Tensor:
+    op = "_cvcopyMakeBorder"
+    if src.dim() != 3:
+        raise MXNetError(f"Operator {op}: expects an HWC image, got shape {tuple(src.shape)}")
+    if src.dtype not in _BORDER_DTYPES:
+        raise MXNetError(f"Operator {op}: unsupported dtype {src.dtype} (float32, float64, "
+                         "uint8 or int32; MXNet says 'imresize doesn't support fp16')")
+    margins = (attrs.top, attrs.bot, attrs.left, attrs.right)
+    if min(margins) < 0:
+        raise MXNetError(f"Operator {op}: margins must be >= 0, got top={attrs.top}, "
+                         f"bot={attrs.bot}, left={attrs.left}, right={attrs.right}")
+    kind = attrs.type & ~_BORDER_ISOLATED
+    if kind not in (0, 1, 2, 3, 4):
+        raise MXNetError(f"Operator {op}: Unknown/unsupported border type {attrs.type}")
+    h, w = src.shape[0], src.shape[1]
+    rows = _border_index(h, attrs.top, attrs.bot, kind).to(src.device)
+    cols = _border_index(w, attrs.left, attrs.right, kind).to(src.device)
+    out = src.detach()[rows][:, cols]
+    if kind == 0:
+        fill = _border_fill(attrs, src).to(src.device)
+        out[:attrs.top] = fill
+        out[h + attrs.top:] = fill
+        out[:, :attrs.left] = fill
+        out[:, w + attrs.left:] = fill
+    return out
+
+
+def _cvcopyMakeBorder_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    src = shapes[0]
+    if src is None or len(src) != 3:
+        return shapes, None
+    return shapes, [(src[0] + attrs.top + attrs.bot, src[1] + attrs.left + attrs.right,
+                     src[2])]
+
+
+register(OpDef("_cvcopyMakeBorder", _cvcopyMakeBorder, inputs=("src",),
+               infer_shape=_cvcopyMakeBorder_shape, differentiable=False,
+               params=[Int("top"), Int("bot"), Int("left"), Int("right"), Int("type", 0),
+                       Float("value", 0.0), FloatOrShape("values", ())],
+               doc="Pad an HWC image's borders as OpenCV's cv::copyMakeBorder does (type: "
+                   "0 constant, 1 replicate, 2 reflect, 3 wrap, 4 reflect_101; 16, "
+                   "BORDER_ISOLATED, is ignored). The constant border is ``values`` (one "
+                   "per channel, up to 4) or ``value`` on the first three channels."))
+
+
 def _resize_size(size: tuple, keep_ratio: bool, data_h: int, data_w: int) -> tuple:
     """(width, height) of _image_resize, MXNet's GetHeightAndWidth."""
     if len(size) not in (1, 2):

@@ -62,7 +62,8 @@ class OpDef:
                  deterministic: bool | Callable[[Any], bool] = True,
                  listed_inputs: bool = True, subgraph_attr: str | None = None,
                  shape_from_graph: Callable[[Any], bool] | None = None,
-                 with_shape: Callable[[Any, tuple], Any] | None = None):
+                 with_shape: Callable[[Any, tuple], Any] | None = None,
+                 float_attrs: Callable[[Any], Any] | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -119,6 +120,10 @@ class OpDef:
         # (default: ``shape`` replaced)
         self._shape_from_graph = shape_from_graph
         self._with_shape = with_shape
+        # float_attrs(attrs): for an operator whose result may be integer while its
+        # gradient flows (Cast), the attributes that keep the result float64 (None: they
+        # already do); integer gradients compute with them (ops/intgrad.py)
+        self.float_attrs = float_attrs
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -534,3 +539,59 @@ def fluent_methods() -> dict[str, str]:
         elif method:
             out[method] = method if method in opdef.aliases else opdef.name
     return out
+
+
+def _doc_input_names(opdef: OpDef) -> list[str]:
+    """An operator's input names for its docstring (the default attributes' inputs)."""
+    if opdef.static_inputs is not None:
+        return opdef.static_inputs
+    values = {n: None if p.default is REQUIRED else p.default for n, p in opdef.params.items()}
+    if opdef.allow_extra:
+        values["extra"] = ()
+    try:
+        return opdef.input_names(opdef.Attrs(**values))
+    except (MXNetError, TypeError, ValueError, AttributeError):
+        return []   # inputs that need a required attribute (Custom's op_type, ...)
+
+
+def _doc_type(param: Param) -> str:
+    """MXNet's ``type, required`` / ``type, optional, default=...`` of one attribute."""
+    kind = param.type_name
+    if param.choices:
+        kind = "{%s}" % ", ".join(repr(c) for c in param.choices)
+    if param.default is REQUIRED:
+        return kind + ", required"
+    value = param.default
+    shown = repr(value) if isinstance(value, str) else attr_to_str(value)
+    return "%s, optional, default=%s" % (kind, shown)
+
+
+def argument_docs(opdef: OpDef) -> tuple[list[str], list[str], list[str]]:
+    """(names, types, descriptions) of an operator's inputs and attributes, the lists
+    MXNet's ``_build_doc`` takes: inputs typed ``NDArray-or-Symbol`` (``[]`` for a
+    variable number of them), attributes with their type and default."""
+    names, types, descs = [], [], []
+    if opdef.key_var_num_args:
+        names.append("data")
+        types.append("NDArray-or-Symbol[]")
+        descs.append("The input arrays (any number of them).")
+    else:
+        for name in _doc_input_names(opdef):
+            names.append(name)
+            types.append("NDArray-or-Symbol")
+            descs.append("")
+    for param in opdef.params.values():
+        names.append(param.name)
+        types.append(_doc_type(param))
+        descs.append(param.doc)
+    return names, types, descs
+
+
+def function_doc(opdef: OpDef, build_doc: Callable) -> str:
+    """The docstring of a front end's function for ``opdef``: ``build_doc`` (the
+    ``_build_doc`` of ``mx.ndarray_doc`` or ``mx.symbol_doc``) over its description and
+    :func:`argument_docs`; a description that has its own Parameters section is kept."""
+    if "Parameters\n---" in opdef.doc:
+        return opdef.doc
+    names, types, descs = argument_docs(opdef)
+    return build_doc(opdef.name, opdef.doc, names, types, descs, opdef.key_var_num_args)

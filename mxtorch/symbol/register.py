@@ -6,6 +6,7 @@ from typing import Any, Callable
 from ..attribute import AttrScope
 from ..base import MXNetError, attr_to_str
 from ..name import NameManager
+from ..symbol_doc import _build_doc
 from ..ops import registry as _reg
 from .node import Entry, Node
 from .symbol import Symbol, stored_attr_key
@@ -105,7 +106,7 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
         return create_symbol(opdef, fname, pos, named, attrs, name, attr)
     fn.__name__ = fname
     fn.__qualname__ = fname
-    fn.__doc__ = opdef.doc
+    fn.__doc__ = _reg.function_doc(opdef, _build_doc)
     return fn
 
 
