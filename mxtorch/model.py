@@ -12,6 +12,7 @@ from . import ndarray as nd
 from . import symbol as sym
 from .base import MXNetError
 from .context import cpu
+from .format.fileset import load_set, write_set
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params"]
 
@@ -171,18 +172,28 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     -----
     - ``prefix-symbol.json`` will be saved for symbol.
     - ``prefix-epoch.params`` will be saved for parameters.
-    Both are written to a temporary name and renamed. With a distributed kvstore in
-    use, only the worker of rank 0 writes (the others return at once).
+    The files are written as one set (see ``format.fileset``): a reader, or a process
+    killed mid-save, sees either the previous checkpoint or the new one, recorded in
+    ``prefix-epoch.manifest``. With a distributed kvstore in use, only the worker of
+    rank 0 writes (the others return at once).
     """
     if not _checkpoint_writer():
         return
-    if symbol is not None:
-        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
     param_name = "%s-%04d.params" % (prefix, epoch)
-    nd.save(param_name, save_dict)
+    parts = []
+    if symbol is not None:
+        parts.append((f"{prefix}-symbol.json",
+                      lambda path: symbol.save(path, remove_amp_cast=remove_amp_cast)))
+    parts.append((param_name, lambda path: nd.save(path, save_dict)))
+    write_set(_checkpoint_manifest(prefix, epoch), parts)
     logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def _checkpoint_manifest(prefix, epoch) -> str:
+    """The manifest that records which files make up checkpoint ``prefix``/``epoch``."""
+    return "%s-%04d.manifest" % (os.fspath(prefix), epoch)
 
 
 def _checkpoint_writer() -> bool:
@@ -200,7 +211,13 @@ def load_params(prefix, epoch):
     aux_params : dict of str to NDArray
     """
     fname = "%s-%04d.params" % (prefix, epoch)
-    save_dict = nd.load(fname)
+    return load_set(_checkpoint_manifest(prefix, epoch),
+                    lambda files: _split_params(files.path(fname), fname))
+
+
+def _split_params(path, fname):
+    """``(arg_params, aux_params)`` from the params file at ``path`` (named ``fname``)."""
+    save_dict = nd.load(path)
     arg_params: dict = {}
     aux_params: dict = {}
     if not save_dict:
@@ -244,10 +261,27 @@ def load_checkpoint(prefix, epoch):
     -----
     - Symbol will be loaded from ``prefix-symbol.json``.
     - Parameters will be loaded from ``prefix-epoch.params``.
+    - When ``prefix-epoch.manifest`` records the set these files were saved as, the
+      files are checked against it, and a set whose save was interrupted after its
+      commit is read from the temporaries it names.
     """
-    symbol = sym.load(f"{prefix}-symbol.json")
-    arg_params, aux_params = load_params(prefix, epoch)
+    symbol, arg_params, aux_params, _ = _load_checkpoint_set(prefix, epoch)
     return (symbol, arg_params, aux_params)
+
+
+def _load_checkpoint_set(prefix, epoch, states=False):
+    """``(symbol, arg_params, aux_params, states_path)`` of one checkpoint, checked to
+    belong together; ``states_path`` (the ``.states`` file to read) only when ``states``."""
+    sym_name = f"{prefix}-symbol.json"
+    param_name = "%s-%04d.params" % (prefix, epoch)
+    state_name = "%s-%04d.states" % (prefix, epoch)
+
+    def load(files):
+        symbol = sym.load(files.path(sym_name, strict=False))
+        arg_params, aux_params = _split_params(files.path(param_name), param_name)
+        return symbol, arg_params, aux_params, files.path(state_name) if states else None
+
+    return load_set(_checkpoint_manifest(prefix, epoch), load)
 
 
 # MXNet's mx.model also holds FeedForward and the names it imports for it; mxtorch's

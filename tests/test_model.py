@@ -29,7 +29,9 @@ def test_save_load_checkpoint_round_trip(tmp_path):
            "bn1_beta": mx.nd.zeros((3,))}
     aux = {"bn1_moving_mean": mx.nd.array([0.5, 0.25, 0]), "bn1_moving_var": mx.nd.ones((3,))}
     model.save_checkpoint(prefix, 7, _mlp(), arg, aux)
-    assert sorted(os.listdir(tmp_path)) == ["net-0007.params", "net-symbol.json"]
+    # the two files and the manifest that records them as one set (no temporaries left)
+    assert sorted(os.listdir(tmp_path)) == ["net-0007.manifest", "net-0007.params",
+                                            "net-symbol.json"]
     raw = mx.nd.load(prefix + "-0007.params")
     assert sorted(raw) == sorted([f"arg:{k}" for k in arg] + [f"aux:{k}" for k in aux])
     assert all(v.context == mx.cpu(0) for v in raw.values())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import warnings
@@ -500,12 +501,20 @@ class Block:
         prefix : str
             The prefix to use in filenames for saving this model.
         """
+        from ..format.fileset import write_set
         model = {}
         index = [0]
         _save_cached_graphs(self, index, model)
-        with open(prefix + '-model.json', 'w') as fp:
-            json.dump(model, fp)
-        self.save_parameters(prefix + '-model.params')
+
+        def write_json(path):
+            with open(path, 'w') as fp:
+                json.dump(model, fp)
+                fp.flush()
+                os.fsync(fp.fileno())
+
+        # one set: a reader (or a save killed midway) never sees new graphs with old params
+        write_set(prefix + '-model.manifest', [(prefix + '-model.json', write_json),
+                                               (prefix + '-model.params', self.save_parameters)])
 
     def load(self, prefix):
         """Load a model saved using the `save` API (the architecture must be recreated
@@ -516,11 +525,17 @@ class Block:
         prefix : str
             The prefix to use in filenames for loading this model.
         """
-        with open(prefix + '-model.json') as fp:
-            model = json.load(fp)
+        from ..format.fileset import load_set
+
+        def read(files):
+            with open(files.path(prefix + '-model.json')) as fp:
+                model = json.load(fp)
+            return model, files.path(prefix + '-model.params')
+
+        model, params = load_set(prefix + '-model.manifest', read)
         index = [0]
         _load_cached_graphs(self, index, model)
-        self.load_parameters(prefix + '-model.params')
+        self.load_parameters(params)
 
     def cast(self, dtype):
         """Cast this Block to use another data type.

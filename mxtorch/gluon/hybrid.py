@@ -389,7 +389,6 @@ class HybridBlock(Block):
                 "Please first call block.hybridize() and then run forward with "
                 "this block at least once before calling export.")
         sym = self._cached_graph[1]
-        sym.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}
@@ -404,7 +403,13 @@ class HybridBlock(Block):
                               .format(name=name), stacklevel=3)
             else:
                 arg_dict['aux:%s' % name] = param._reduce()
-        save_arrays('%s-%04d.params' % (path, epoch), arg_dict)
+        # one set (see format.fileset): a reader never sees the new symbol with old params
+        from ..format.fileset import write_set
+        from ..model import _checkpoint_manifest
+        write_set(_checkpoint_manifest(path, epoch),
+                  [('%s-symbol.json' % path,
+                    lambda fname: sym.save(fname, remove_amp_cast=remove_amp_cast)),
+                   ('%s-%04d.params' % (path, epoch), lambda fname: save_arrays(fname, arg_dict))])
 
     def register_op_hook(self, callback, monitor_all=False):
         """Install op hook for block recursively.

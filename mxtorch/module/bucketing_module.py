@@ -13,7 +13,8 @@ from .. import context as ctx
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..initializer import Uniform
-from ..model import load_params
+from ..format.fileset import load_set, write_set
+from ..model import _checkpoint_manifest, _split_params
 from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module
@@ -488,13 +489,15 @@ class BucketingModule(BaseModule):
             The current epoch number.
         """
         assert len(self._buckets) > 0, "Empty BucketingModule cannot be saved"
-        param_name = "%s-%04d.params" % (prefix, epoch)
-        self.save_params(param_name)
+        keys = nd.array(list(self._buckets.keys()), dtype=np.int32)
+        # one set, in the order a reader opens them: .buckets, the symbols, the params
+        parts = [("%s.buckets" % prefix, lambda path: nd.save(path, keys))]
         for bucket_key in self._buckets:
             symbol, _, _ = self._sym_gen(bucket_key)
-            symbol.save("%s-%s-symbol.json" % (prefix, bucket_key),
-                        remove_amp_cast=remove_amp_cast)
-        nd.save("%s.buckets" % (prefix), nd.array(list(self._buckets.keys()), dtype=np.int32))
+            parts.append(("%s-%s-symbol.json" % (prefix, bucket_key),
+                          lambda path, s=symbol: s.save(path, remove_amp_cast=remove_amp_cast)))
+        parts.append(("%s-%04d.params" % (prefix, epoch), self.save_params))
+        write_set(_checkpoint_manifest(prefix, epoch), parts)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
@@ -520,17 +523,22 @@ class BucketingModule(BaseModule):
             "sym_gen is required for loading BucketingModule"
         assert default_bucket_key is not None, \
             "default_bucket_key is required for loading BucketingModule"
-        buckets = nd.load("%s.buckets" % prefix)
-        buckets = list(buckets[0].asnumpy().astype('int32'))
+        def read(files):
+            buckets = nd.load(files.path("%s.buckets" % prefix, strict=False))
+            buckets = list(buckets[0].asnumpy().astype('int32'))
+            symbols = {key: sym.load(files.path("%s-%s-symbol.json" % (prefix, key),
+                                                strict=False)) for key in buckets}
+            param_name = "%s-%04d.params" % (prefix, epoch)
+            return symbols, _split_params(files.path(param_name), param_name)
+
+        symbols, (arg_params, aux_params) = load_set(_checkpoint_manifest(prefix, epoch), read)
         bucketing_mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
-        for bucket_key in buckets:
+        for bucket_key, symbol in symbols.items():
             _, data_names, label_names = sym_gen(bucket_key)
-            symbol = sym.load("%s-%s-symbol.json" % (prefix, bucket_key))
             bucketing_mod._buckets[bucket_key] = Module(symbol, data_names, label_names,
                                                         **kwargs)
             if bucket_key == default_bucket_key:
                 bucketing_mod._curr_module = bucketing_mod._buckets[bucket_key]
-        arg_params, aux_params = load_params(prefix, epoch)
         bucketing_mod._curr_module._arg_params = arg_params
         bucketing_mod._curr_module._aux_params = aux_params
         bucketing_mod._curr_module.params_initialized = True

@@ -11,8 +11,10 @@ from .. import ndarray as nd
 from .. import optimizer as opt
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import (_checkpoint_writer, _create_kvstore, _initialize_kvstore,
-                     _update_params, _update_params_on_kvstore, load_checkpoint)
+from ..format.fileset import write_set
+from ..model import (_checkpoint_manifest, _checkpoint_writer, _create_kvstore,
+                     _initialize_kvstore, _load_checkpoint_set, _update_params,
+                     _update_params_on_kvstore)
 from ..ndarray import zeros
 from ..ndarray.utils import atomic_write
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
@@ -122,13 +124,15 @@ class Module(BaseModule):
             Passed to the `Module` constructor (data_names, label_names, logger,
             context, work_load_list, fixed_param_names, ...).
         """
-        sym, args, auxs = load_checkpoint(prefix, epoch)
+        sym, args, auxs, states = _load_checkpoint_set(prefix, epoch, load_optimizer_states)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params = args
         mod._aux_params = auxs
         mod.params_initialized = True
         if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
+            # the .states file checked to belong with these params (or the committed
+            # temporary standing in for it when that save was interrupted)
+            mod._preload_opt_states = states
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
@@ -144,17 +148,22 @@ class Module(BaseModule):
         save_optimizer_states : bool
             Whether to save optimizer states to continue training.
 
+        The files are written as one set, recorded in ``prefix-epoch.manifest``: a reader
+        (or a save killed midway) sees the previous checkpoint or this one, never a mix.
         With a distributed kvstore, only the worker of rank 0 writes.
         """
         if not _checkpoint_writer():
             return
-        self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
         param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
+        state_name = '%s-%04d.states' % (prefix, epoch)
+        parts = [('%s-symbol.json' % prefix,
+                  lambda path: self._symbol.save(path, remove_amp_cast=remove_amp_cast)),
+                 (param_name, self.save_params)]
+        if save_optimizer_states:
+            parts.append((state_name, self.save_optimizer_states))
+        write_set(_checkpoint_manifest(prefix, epoch), parts)
         logging.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
             logging.info('Saved optimizer state to "%s"', state_name)
 
     def _reset_bind(self):

@@ -306,18 +306,12 @@ def save(fname: str, data) -> None:
 
 
 def atomic_write(fname: str, blob: bytes) -> None:
-    """Write ``blob`` to ``fname`` through a temporary file and an atomic rename."""
-    fname = os.fspath(fname)
-    tmp = f"{fname}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, fname)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    """Write ``blob`` to ``fname`` through a fsynced temporary and an atomic rename.
+
+    Temporaries that killed writers left beside ``fname`` are removed first.
+    """
+    from ..format.fileset import write_file
+    write_file(os.fspath(fname), blob)
 
 
 def _to_ndarrays(arrays, names, ctx=None):

@@ -1,0 +1,262 @@
+"""Crash-safe writes: one file, or a checkpoint made of several files, never seen torn.
+
+One file goes to a temporary in the same directory (``<name>.tmp-<pid>-<n>``), is fsynced
+and renamed over the target. A *set* (a checkpoint's ``-symbol.json``, ``.params`` and
+``.states``) is written as every member's temporary first, then a small JSON manifest
+naming each member with its size and SHA-256 and the temporary that holds it is committed
+by rename (the commit point), then the temporaries are renamed in order, the file a reader
+opens last renamed last. A writer killed after the commit leaves temporaries that the
+manifest still names: readers take them in place of the members they replace, and the
+next writer to the same files finishes the renames. Temporaries of dead writers that no
+manifest names are removed by the next write to the same file.
+
+Nothing here imports torch; a member is written by a callback given the path to write.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import warnings
+
+from ..base import MXNetError
+
+_COUNTER = itertools.count()
+# "<final>.tmp-<pid>[-<n>]", possibly nested when a member's writer itself writes atomically
+_TMP_SUFFIX = re.compile(r"\.tmp-(\d+)(?:-\d+)?(?:\.tmp-\d+(?:-\d+)?)*")
+MANIFEST_FORMAT = "mxtorch-checkpoint-set"
+
+
+def temp_name(final: str) -> str:
+    """A temporary name beside ``final``, unique to this process and call."""
+    return f"{final}.tmp-{os.getpid()}-{next(_COUNTER)}"
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a dead writer awaiting reaping)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's live process
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
+
+
+def _fsync_dir(dirname: str) -> None:
+    """Make renames in ``dirname`` durable (best effort: not every platform can)."""
+    try:
+        fd = os.open(dirname or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def digest(path: str):
+    """``(size, sha256 hex)`` of the file at ``path``."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            h.update(chunk)
+    return size, h.hexdigest()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+def clean_stale(finals) -> None:
+    """Remove temporaries of dead writers beside ``finals``; finish committed sets first."""
+    by_dir: dict = {}
+    for final in finals:
+        by_dir.setdefault(os.path.dirname(final), set()).add(os.path.basename(final))
+    for dirname, bases in by_dir.items():
+        try:
+            names = os.listdir(dirname or ".")
+        except OSError:
+            continue
+        stale = []
+        for name in names:
+            for base in bases:
+                m = name.startswith(base + ".tmp-") and _TMP_SUFFIX.fullmatch(name[len(base):])
+                if m and not pid_alive(int(m.group(1))):
+                    stale.append(name)
+                    break
+        if stale:
+            _roll_forward_committed(dirname, set(stale), names)
+            for name in stale:
+                _remove(os.path.join(dirname, name))
+
+
+def _roll_forward_committed(dirname, stale, names) -> None:
+    """Finish the renames of every manifest in ``dirname`` that names a stale temporary."""
+    for name in names:
+        if not name.endswith(".manifest"):
+            continue
+        entries = _read_entries(os.path.join(dirname, name))
+        if entries and any(e["tmp"] in stale for e in entries):
+            for e in entries:
+                tmp = os.path.join(dirname, e["tmp"])
+                if os.path.exists(tmp) and _matches(tmp, e):
+                    os.replace(tmp, os.path.join(dirname, e["name"]))
+            _fsync_dir(dirname)
+
+
+def write_file(final: str, blob: bytes) -> None:
+    """Write ``blob`` to ``final`` through an fsynced temporary and an atomic rename."""
+    clean_stale([final])
+    tmp = temp_name(final)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    finally:
+        _remove(tmp)
+    _fsync_dir(os.path.dirname(final))
+
+
+def write_set(manifest: str, parts) -> None:
+    """Write the files ``parts`` (``(final, writer)`` pairs; ``writer(path)`` writes one
+    member at ``path``) as one set: a reader sees all old members or all new ones.
+
+    The members are renamed in the order given. On any error before the commit (a full
+    disk, say) nothing is renamed and no temporary is left.
+    """
+    finals = [final for final, _ in parts]
+    clean_stale(finals + [manifest])
+    temps = []
+    try:
+        entries = []
+        for final, writer in parts:
+            tmp = temp_name(final)
+            temps.append(tmp)
+            writer(tmp)
+            if not os.path.exists(tmp):
+                raise MXNetError(f"checkpoint: nothing was written for {final!r}")
+            size, sha = digest(tmp)
+            entries.append({"name": os.path.basename(final), "tmp": os.path.basename(tmp),
+                            "size": size, "sha256": sha})
+        record = {"format": MANIFEST_FORMAT, "version": 1, "files": entries}
+        write_file(manifest, json.dumps(record, indent=1).encode("utf-8"))  # the commit
+    except BaseException:
+        for tmp in temps:
+            _remove(tmp)
+        raise
+    for final, tmp in zip(finals, temps):
+        os.replace(tmp, final)
+    _fsync_dir(os.path.dirname(manifest))
+
+
+def _read_entries(manifest: str):
+    """The member entries of ``manifest``, or None when it does not exist or is not ours."""
+    try:
+        with open(manifest, "rb") as f:
+            record = json.loads(f.read(1 << 20).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        raise MXNetError(f"checkpoint manifest {manifest!r} is unreadable: {err}") from None
+    ok = isinstance(record, dict) and record.get("format") == MANIFEST_FORMAT and \
+        isinstance(record.get("files"), list) and all(
+            isinstance(e, dict) and all(isinstance(e.get(k), str) and "/" not in e[k]
+                                        and os.sep not in e[k] for k in ("name", "tmp"))
+            and isinstance(e.get("size"), int) and isinstance(e.get("sha256"), str)
+            for e in record["files"])
+    if not ok:
+        raise MXNetError(f"checkpoint manifest {manifest!r} is malformed")
+    return record["files"]
+
+
+def _matches(path: str, entry) -> bool:
+    try:
+        if os.path.getsize(path) != entry["size"]:
+            return False
+        return digest(path) == (entry["size"], entry["sha256"])
+    except FileNotFoundError:
+        return False
+
+
+class SetView:
+    """The paths to read for the members of one saved set (``path(name)``).
+
+    Without a manifest (files MXNet or an older writer made) every name is its own path.
+    A member that differs from the manifest is read from the committed temporary that
+    replaces it when there is one; otherwise a ``strict`` member raises MXNetError (the
+    files do not belong together) and a loose one (a ``-symbol.json`` that later
+    epochs share and may rewrite) is used as it is, with a warning. A member the
+    manifest does not name was saved on its own and is used as it is.
+    """
+
+    def __init__(self, manifest: str):
+        self.manifest = manifest
+        entries = _read_entries(manifest)
+        self._entries = None if entries is None else {e["name"]: e for e in entries}
+
+    def path(self, name: str, strict: bool = True) -> str:
+        """The file to read for member ``name`` (a final name)."""
+        if self._entries is None:
+            return name
+        entry = self._entries.get(os.path.basename(name))
+        if entry is None:  # saved on its own, never claimed to belong to this set
+            if strict and os.path.exists(name):
+                warnings.warn(f"{name!r} is not part of the checkpoint {self.manifest!r} "
+                              "(it was saved separately); loading it as it is", stacklevel=3)
+            return name
+        if _matches(name, entry):
+            return name
+        tmp = os.path.join(os.path.dirname(self.manifest), entry["tmp"])
+        if _matches(tmp, entry):
+            return tmp
+        if strict:
+            raise MXNetError(f"checkpoint: {name!r} does not belong to the set recorded in "
+                             f"{self.manifest!r} (missing, or replaced after that save)")
+        warnings.warn(f"{name!r} was rewritten after the checkpoint {self.manifest!r} was "
+                      "saved; loading it as it is now", stacklevel=3)
+        return name
+
+
+def _manifest_bytes(manifest: str):
+    try:
+        with open(manifest, "rb") as f:
+            return f.read(1 << 20)
+    except FileNotFoundError:
+        return None
+
+
+def load_set(manifest: str, loader, attempts: int = 5):
+    """``loader(SetView(manifest))``, retried while a writer commits a new set."""
+    for attempt in range(attempts):
+        before = _manifest_bytes(manifest)
+        try:
+            result = loader(SetView(manifest))
+        except (OSError, MXNetError):
+            if attempt + 1 == attempts or _manifest_bytes(manifest) == before:
+                raise
+            continue
+        if _manifest_bytes(manifest) == before:
+            return result
+    raise MXNetError(f"checkpoint {manifest!r} kept changing while it was read")
