@@ -123,3 +123,33 @@ def op_cases():
         cases = json.load(f)["cases"]
     data = dict(np.load(fixture_path("ops", "cases.npz")))
     return cases, data
+
+
+DET_LABELS = ([2, 5, 0, .1, .2, .5, .6],
+              [2, 5, 1, .0, .0, .5, .5, 2, .5, .5, 1., 1.],
+              [2, 5, 3, .2, .2, .4, .9, 1, .1, .1, .3, .3, 0, .6, .6, .9, .8])
+
+
+def det_images():
+    """The three HWC uint8 images (6x8, 8x8, 10x8) of :func:`make_det_dataset`."""
+    rng = np.random.RandomState(0)
+    return [(rng.rand(6 + 2 * i, 8, 3) * 255).astype(np.uint8) for i in range(3)]
+
+
+def make_det_dataset(folder) -> dict:
+    """A detection data set of DET_LABELS over det_images() (PNG, needs Pillow or OpenCV)
+    in ``folder``: det.rec/det.idx, det.lst and img<i>.png. Returns their paths."""
+    from mxtorch.image import _codec
+    folder = str(folder)
+    paths = {k: os.path.join(folder, "det." + k) for k in ("rec", "idx", "lst")}
+    rec = mx.recordio.MXIndexedRecordIO(paths["idx"], paths["rec"], "w")
+    with open(paths["lst"], "w") as lst:
+        for i, (label, img) in enumerate(zip(DET_LABELS, det_images())):
+            png = _codec.encode_bgr(img[:, :, ::-1], quality=3, img_fmt=".png")
+            with open(os.path.join(folder, "img%d.png" % i), "wb") as f:
+                f.write(png)
+            header = mx.recordio.IRHeader(0, np.array(label, np.float32), i, 0)
+            rec.write_idx(i, mx.recordio.pack(header, png))
+            lst.write("%d\t%s\timg%d.png\n" % (i, "\t".join(str(v) for v in label), i))
+    rec.close()
+    return paths

@@ -326,3 +326,220 @@ def test_rotation_transforms():
         T.RandomRotation((5, -5))
     with pytest.raises(TypeError, match="float32"):
         T.Rotate(10)(img.astype("float64"))
+
+
+# ---------------------------------------------------------------- detection (mx.image.det)
+from helpers import DET_LABELS, det_images, make_det_dataset  # noqa: E402
+
+_DET_OBJECTS = np.array([[3, .2, .2, .4, .9], [1, .1, .1, .3, .3], [0, .6, .6, .9, .8]])
+
+
+def _det_image():
+    return mx.nd.array(det_images()[2], dtype="uint8")
+
+
+@pytest.mark.parametrize("make,shape,first_column,label", [
+    (lambda: image.DetRandomCropAug(min_object_covered=0.2, area_range=(0.2, 1.0)),
+     (8, 8, 3), [47, 116, 184],
+     [[3, .2, .125, .4, 1], [1, .1, 0, .3, .25], [0, .6, .625, .9, .875]]),
+    (lambda: image.DetRandomPadAug(area_range=(1.5, 3.0), pad_val=(1, 2, 3)),
+     (15, 15, 3), [1, 1, 1],
+     [[3, .57333, .33333, .68, .8], [1, .52, .26667, .62667, .4],
+      [0, .78667, .6, .94667, .73333]]),
+    (lambda: image.DetHorizontalFlipAug(1.0), (10, 8, 3), [32, 136, 9],
+     [[3, .6, .2, .8, .9], [1, .7, .1, .9, .3], [0, .1, .6, .4, .8]]),
+])
+def test_det_augmenters_match_mxnet(make, shape, first_column, label):
+    # values from MXNet 1.9.1 after random.seed(11)
+    import random
+    aug = make()
+    random.seed(11)
+    out, new_label = aug(_det_image(), _DET_OBJECTS.copy())
+    assert out.shape == shape
+    assert out.asnumpy()[0, :3, 0].tolist() == first_column
+    np.testing.assert_allclose(new_label, label, atol=1e-5)
+
+
+def test_multi_rand_crop_augmenter_matches_mxnet():
+    import random
+    augs = image.CreateMultiRandCropAugmenter(min_object_covered=[0.1, 0.5],
+                                              area_range=[(0.1, 1.0), (0.5, 1.0)])
+    assert len(augs.aug_list) == 2
+    random.seed(2)
+    expected = [((9, 7, 3), [[3, .08571, .22222, .31429, 1], [1, 0, .11111, .2, .33333],
+                             [0, .54286, .66667, .88571, .88889]]),
+                ((7, 8, 3), [[3, .2, .14286, .4, 1], [1, .1, 0, .3, .28571],
+                             [0, .6, .71429, .9, 1]]),
+                ((6, 6, 3), [[3, .1, 0, .36667, .83333], [0, .63333, .33333, 1, .66667]])]
+    for shape, label in expected:
+        out, new_label = augs(_det_image(), _DET_OBJECTS.copy())
+        assert out.shape == shape
+        np.testing.assert_allclose(new_label, label, atol=1e-5)
+
+
+def test_det_augmenter_arguments_and_dumps():
+    with pytest.raises(TypeError, match="Borrowing from invalid Augmenter"):
+        image.DetBorrowAug(image.DetHorizontalFlipAug(0.5))
+    with pytest.raises(ValueError, match="Allow DetAugmenter in list only"):
+        image.DetRandomSelectAug([image.HorizontalFlipAug(0.5)])
+    borrow = image.DetBorrowAug(image.CastAug())
+    assert borrow.dumps() == ["detborrowaug", '["castaug", {"type": "float32"}]']
+    img = _det_image()
+    out, label = borrow(img, _DET_OBJECTS)
+    assert out.dtype == np.float32 and label is _DET_OBJECTS
+    # an empty list always skips; invalid ranges disable the augmenter with a warning
+    assert image.DetRandomSelectAug([])(img, _DET_OBJECTS)[0] is img
+    with pytest.warns(UserWarning, match="invalid area_range"):
+        crop = image.DetRandomCropAug(area_range=(0.5, 0.1))
+    assert crop(img, _DET_OBJECTS)[0] is img
+    with pytest.warns(UserWarning, match="invalid parameters"):
+        image.DetRandomPadAug(area_range=(1.0, 1.0))
+    with pytest.raises(TypeError, match="base class"):
+        image.DetAugmenter()(img, _DET_OBJECTS)
+    augs = image.CreateDetAugmenter((3, 16, 16), resize=20, rand_crop=0.5, rand_pad=0.5,
+                                    rand_mirror=True, mean=True, std=True, brightness=0.1,
+                                    hue=0.1, pca_noise=0.1, rand_gray=0.1)
+    assert [a.dumps()[0] if isinstance(a.dumps(), list) else a.dumps()[2:22]
+            for a in augs] == [
+        "detborrowaug", "detrandomselectaug", "dethorizontalflipaug", "detrandomselectaug",
+        "detborrowaug", "detborrowaug", "detborrowaug", "detborrowaug", "detborrowaug",
+        "detborrowaug", "detborrowaug"]
+    assert mx.image.det is mx.image.detection
+
+
+@needs_codec
+def test_image_det_iter_matches_mxnet(tmp_path):
+    import random
+    paths = make_det_dataset(tmp_path)
+    it = image.ImageDetIter(2, (3, 5, 7), path_imgrec=paths["rec"], path_imgidx=paths["idx"])
+    assert it.label_shape == (3, 5)
+    assert it.provide_label == [("label", (2, 3, 5))]
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 1]
+    np.testing.assert_allclose(batches[0].label[0].asnumpy()[1],
+                               [[1, 0, 0, .5, .5], [2, .5, .5, 1, 1], [-1] * 5])
+    np.testing.assert_allclose(batches[1].label[0].asnumpy()[:, 0], [[3, .2, .2, .4, .9],
+                                                                     [0, .1, .2, .5, .6]])
+    # random crop, mirror and pad from the list file, as MXNet draws them after seeding
+    random.seed(1)
+    np.random.seed(1)
+    it = image.ImageDetIter(2, (3, 16, 16), path_imglist=paths["lst"], path_root=str(tmp_path),
+                            rand_crop=1, rand_pad=1, rand_mirror=True, area_range=(0.3, 2.0),
+                            min_object_covered=0.3)
+    first, second = list(it)
+    np.testing.assert_allclose(first.label[0].asnumpy(), [
+        [[0, .28571, .03333, .74286, .43333], [-1] * 5, [-1] * 5],
+        [[1, .5, .22222, .75, .66667], [2, 0, .66667, .5, .88889], [-1] * 5]], atol=1e-5)
+    np.testing.assert_allclose(second.label[0].asnumpy(), [
+        [[3, .41818, 0, .56364, .55556], [0, .70909, .22222, .92727, .44444], [-1] * 5],
+        [[0, .11111, .15, .44444, .45], [-1] * 5, [-1] * 5]], atol=1e-5)
+    assert first.data[0].asnumpy()[:, 0, 0, :4].tolist() == [[122, 133, 154, 170],
+                                                            [127, 127, 127, 127]]
+    assert second.data[0].asnumpy()[:, 0, 0, :4].tolist() == [[127, 127, 129, 131],
+                                                             [127, 128, 128, 124]]
+
+
+@needs_codec
+def test_image_det_iter_reshape_sync_and_errors(tmp_path):
+    paths = make_det_dataset(tmp_path)
+    imglist = [[np.array(DET_LABELS[0]), "img0.png"], [np.array(DET_LABELS[1]), "img1.png"]]
+    small = image.ImageDetIter(1, (3, 4, 4), imglist=imglist, path_root=str(tmp_path),
+                               last_batch_handle="discard")
+    big = image.ImageDetIter(1, (3, 4, 4), path_imglist=paths["lst"], path_root=str(tmp_path))
+    assert small.label_shape == (2, 5) and big.label_shape == (3, 5)
+    assert big.sync_label_shape(small) is small
+    assert small.label_shape == (3, 5) and small.provide_label[0][1] == (1, 3, 5)
+    with pytest.raises(ValueError, match="reduce label count from 3 to 1"):
+        small.reshape(label_shape=(1, 5))
+    with pytest.raises(ValueError, match="object width inconsistent: 5 vs 6"):
+        small.reshape(label_shape=(3, 6))
+    small.reshape(data_shape=(3, 6, 6))
+    assert small.provide_data == [("data", (1, 3, 6, 6))] and small.data_shape == (3, 6, 6)
+    with pytest.raises(ValueError, match="3 channels"):
+        small.reshape(data_shape=(1, 6, 6))
+    with pytest.raises(RuntimeError, match="Label shape is invalid"):
+        small._parse_label(np.array([2, 5, 0, .1]))
+    with pytest.raises(RuntimeError, match="inconsistent with annotation width 5"):
+        small._parse_label(np.array([2, 5, 0, .1, .2, .5, .6, 1]))
+    with pytest.raises(RuntimeError, match="no valid label"):
+        small._parse_label(np.array([2, 5, 0, .5, .2, .1, .6]))
+    with pytest.raises(RuntimeError, match="Invalid label occurs"):
+        small._check_valid_label(np.array([[-1, .1, .1, .2, .2]]))
+    # samples whose only box is empty are skipped
+    bad = [[np.array([2, 5, 0, .5, .2, .1, .6]), "img0.png"], [np.array(DET_LABELS[0]),
+                                                                "img1.png"]]
+    with pytest.raises(RuntimeError, match="no valid label"):
+        image.ImageDetIter(1, (3, 4, 4), imglist=bad, path_root=str(tmp_path))
+
+
+@needs_codec
+def test_image_det_iter_draw_next(tmp_path):
+    paths = make_det_dataset(tmp_path)
+    it = image.ImageDetIter(1, (3, 10, 10), path_imglist=paths["lst"], path_root=str(tmp_path),
+                            mean=True, std=True)
+    drawn = list(it.draw_next(color=(255, 0, 0), thickness=1, mean=True, std=True))
+    assert len(drawn) == 3 and drawn[0].shape == (10, 10, 3) and drawn[0].dtype == np.uint8
+    # image 0's box [.1, .2, .5, .6] -> pixels x 1..5, y 2..6, drawn red (BGR order)
+    assert drawn[0][2, 1:6].tolist() == [[0, 0, 255]] * 5
+    assert drawn[0][2:7, 5].tolist() == [[0, 0, 255]] * 5
+
+
+# ---------------------------------------------------------------- _cvcopyMakeBorder
+_BORDER_SRC = np.arange(1, 7, dtype=np.float32).reshape(2, 3, 1)
+
+
+@pytest.mark.parametrize("kind,expected", [
+    # values from MXNet 1.9.1 (OpenCV's copyMakeBorder): top=1, bot=2, left=3, right=2
+    (0, [[9, 9, 9, 9, 9, 9, 9, 9], [9, 9, 9, 1, 2, 3, 9, 9], [9, 9, 9, 4, 5, 6, 9, 9],
+         [9, 9, 9, 9, 9, 9, 9, 9], [9, 9, 9, 9, 9, 9, 9, 9]]),
+    (1, [[1, 1, 1, 1, 2, 3, 3, 3], [1, 1, 1, 1, 2, 3, 3, 3], [4, 4, 4, 4, 5, 6, 6, 6],
+         [4, 4, 4, 4, 5, 6, 6, 6], [4, 4, 4, 4, 5, 6, 6, 6]]),
+    (2, [[3, 2, 1, 1, 2, 3, 3, 2], [3, 2, 1, 1, 2, 3, 3, 2], [6, 5, 4, 4, 5, 6, 6, 5],
+         [6, 5, 4, 4, 5, 6, 6, 5], [3, 2, 1, 1, 2, 3, 3, 2]]),
+    (3, [[4, 5, 6, 4, 5, 6, 4, 5], [1, 2, 3, 1, 2, 3, 1, 2], [4, 5, 6, 4, 5, 6, 4, 5],
+         [1, 2, 3, 1, 2, 3, 1, 2], [4, 5, 6, 4, 5, 6, 4, 5]]),
+    (4, [[5, 6, 5, 4, 5, 6, 5, 4], [2, 3, 2, 1, 2, 3, 2, 1], [5, 6, 5, 4, 5, 6, 5, 4],
+         [2, 3, 2, 1, 2, 3, 2, 1], [5, 6, 5, 4, 5, 6, 5, 4]]),
+    (16, [[9, 9, 9, 9, 9, 9, 9, 9], [9, 9, 9, 1, 2, 3, 9, 9], [9, 9, 9, 4, 5, 6, 9, 9],
+          [9, 9, 9, 9, 9, 9, 9, 9], [9, 9, 9, 9, 9, 9, 9, 9]]),
+])
+def test_copy_make_border_types_match_mxnet(kind, expected):
+    out = mx.nd._internal._cvcopyMakeBorder(mx.nd.array(_BORDER_SRC), top=1, bot=2, left=3,
+                                            right=2, type=kind, value=9)
+    assert out.asnumpy()[:, :, 0].tolist() == expected
+    out = image.copyMakeBorder(mx.nd.array(_BORDER_SRC), 1, 2, 3, 2, type=kind, value=9)
+    assert out.asnumpy()[:, :, 0].tolist() == expected
+
+
+def test_copy_make_border_margins_past_the_image_and_fill_values():
+    src = mx.nd.array(_BORDER_SRC)
+    out = mx.nd._internal._cvcopyMakeBorder(src, top=3, bot=0, left=7, right=0, type=4)
+    assert out.asnumpy()[0, :, 0].tolist() == [5, 6, 5, 4, 5, 6, 5, 4, 5, 6]
+    assert out.asnumpy()[:, 0, 0].tolist() == [5, 2, 5, 2, 5]
+    out = mx.nd._internal._cvcopyMakeBorder(src, top=0, bot=0, left=7, right=0, type=2)
+    assert out.asnumpy()[0, :, 0].tolist() == [1, 1, 2, 3, 3, 2, 1, 1, 2, 3]
+    # uint8: the fill saturates and rounds as cv::Scalar does; float keeps it
+    u8 = mx.nd.array(np.arange(12).reshape(2, 2, 3), dtype="uint8")
+    out = mx.nd._internal._cvcopyMakeBorder(u8, 1, 0, 0, 0, type=0, values=(300.4, -5, 7.6))
+    assert out.dtype == np.uint8 and out.asnumpy()[0].tolist() == [[255, 0, 8]] * 2
+    out = mx.nd._internal._cvcopyMakeBorder(u8, 1, 0, 0, 0, type=0, value=2.5)
+    assert out.asnumpy()[0].tolist() == [[2, 2, 2]] * 2
+    f32 = mx.nd.array(np.arange(12).reshape(2, 2, 3))
+    out = mx.nd._internal._cvcopyMakeBorder(f32, 1, 0, 0, 0, type=0, values=(300.4, -5, 7.6))
+    np.testing.assert_allclose(out.asnumpy()[0], [[300.4, -5, 7.6]] * 2, rtol=1e-6)
+    assert image.copyMakeBorder(f32, 1, 2, 3, 4).shape == (5, 9, 3)
+    sym = mx.sym._internal._cvcopyMakeBorder(mx.sym.var("x"), top=1, bot=2, left=3, right=4)
+    assert sym.infer_shape(x=(2, 3, 3))[1] == [(5, 10, 3)]
+
+
+@pytest.mark.parametrize("src,attrs,match", [
+    (np.ones((2, 2, 3)), dict(type=7), "Unknown/unsupported border type 7"),
+    (np.ones((2, 2, 3)), dict(top=-1), "margins must be >= 0"),
+    (np.ones((2, 2)), {}, r"expects an HWC image, got shape \(2, 2\)"),
+    (np.ones((2, 2, 3), np.float16), {}, "unsupported dtype"),
+])
+def test_copy_make_border_errors(src, attrs, match):
+    margins = dict(top=1, bot=0, left=0, right=0)
+    margins.update(attrs)
+    with pytest.raises(MXNetError, match=match):
+        mx.nd._internal._cvcopyMakeBorder(mx.nd.array(src, dtype=src.dtype), **margins)

@@ -18,14 +18,13 @@ from ..base import numeric_types
 from ..io import DataBatch, DataIter
 from . import _codec
 
-__all__ = ["imread", "imdecode", "imresize", "scale_down", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate",
-           "random_rotate", "Augmenter",
-           "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
-           "RandomSizedCropAug", "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug",
-           "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
-           "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug", "CastAug",
-           "CreateAugmenter", "ImageIter"]
+__all__ = ["imread", "imdecode", "imresize", "copyMakeBorder", "scale_down", "resize_short",
+           "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
+           "imrotate", "random_rotate", "Augmenter", "SequentialAug", "ResizeAug",
+           "ForceResizeAug", "RandomCropAug", "RandomSizedCropAug", "CenterCropAug",
+           "RandomOrderAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
+           "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug",
+           "RandomGrayAug", "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -93,6 +92,38 @@ def imresize(src, w, h, interp=1, out=None):
         0 nearest, 1 bilinear, 2 area, 3 bicubic, 4 Lanczos (approximated by bicubic).
     """
     return nd._internal._cvimresize(src, w=w, h=h, interp=interp, out=out)
+
+
+def copyMakeBorder(src, top, bot, left, right, *args, **kwargs):
+    """Pad an image's borders as OpenCV's ``cv2.copyMakeBorder`` does.
+
+    Parameters
+    ----------
+    src : NDArray
+        Image (H, W, C).
+    top, bot, left, right : int
+        Rows / columns added on each side.
+    type : int, default 0
+        Border type: 0 constant, 1 replicate, 2 reflect, 3 wrap, 4 reflect_101.
+    value : float, default 0
+        The constant border's value on the first three channels.
+    values : tuple of float
+        The constant border's value per channel (up to 4), in place of ``value``.
+    out : NDArray, optional
+        The output NDArray to hold the result.
+
+    Returns
+    -------
+    NDArray
+        The (H + top + bot, W + left + right, C) image.
+
+    Examples
+    --------
+    >>> img = mx.nd.ones((2, 3, 3), dtype='uint8')
+    >>> mx.image.copyMakeBorder(img, 1, 2, 3, 4, type=0).shape
+    (5, 10, 3)
+    """
+    return nd._internal._cvcopyMakeBorder(src, top, bot, left, right, *args, **kwargs)
 
 
 def scale_down(src_size, size):

@@ -214,6 +214,11 @@ class ImageIter(DataIter):
         if not data_shape[0] == 3:
             raise ValueError("This iterator expects inputs to have 3 channels.")
 
+    def check_valid_image(self, data):
+        """Raise RuntimeError when the first decoded image of ``data`` has no shape."""
+        if len(data[0].shape) == 0:
+            raise RuntimeError("Data shape is wrong")
+
     def imdecode(self, s):
         """Decodes a string or byte string to an NDArray."""
         try:
