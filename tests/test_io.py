@@ -310,3 +310,103 @@ def test_io_module_holds_every_iterator():
                  "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter",
                  "ImageRecordInt8Iter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]:
         assert getattr(io.io, name) is getattr(mx.io, name)
+
+
+# ---------------------------------------------------------------- ImageDetRecordIter
+def _det_rec(tmp_path):
+    from helpers import make_det_dataset
+    from mxtorch.image import _codec
+    if not _codec.available():
+        pytest.skip("needs Pillow or OpenCV (pip install pillow)")
+    return make_det_dataset(tmp_path)["rec"]
+
+
+def _det_row(c, h, w, raw, width=21, pad=-1.0):
+    return [c, h, w, len(raw)] + list(raw) + [pad] * (width - 4 - len(raw))
+
+
+def test_image_det_record_iter_labels_and_round_batch_match_mxnet(tmp_path):
+    from helpers import DET_LABELS
+    rec = _det_rec(tmp_path)
+    it = io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 5, 7), batch_size=2)
+    assert it.provide_data[0].shape == (2, 3, 5, 7)
+    assert it.provide_label[0].name == "softmax_label"
+    assert it.provide_label[0].shape == (2, 21)   # 4 + the longest raw label (17)
+    rows = [_det_row(3, 5, 7, raw) for raw in DET_LABELS]
+    # MXNet 1.9.1: the round batch takes record 0 again and the next epoch starts after it
+    epochs = []
+    for _ in range(2):
+        epochs.append([(b.pad, b.label[0].asnumpy()) for b in it])
+        it.reset()
+    assert [p for p, _ in epochs[0]] == [0, 1] and [p for p, _ in epochs[1]] == [0]
+    np.testing.assert_allclose(epochs[0][0][1], rows[:2], rtol=1e-6)
+    np.testing.assert_allclose(epochs[0][1][1], [rows[2], rows[0]], rtol=1e-6)
+    np.testing.assert_allclose(epochs[1][0][1], rows[1:], rtol=1e-6)
+
+
+def test_image_det_record_iter_label_padding_and_no_round_batch(tmp_path):
+    from helpers import DET_LABELS
+    rec = _det_rec(tmp_path)
+    it = io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 5, 7), batch_size=2,
+                               label_pad_width=20, label_pad_value=-2, round_batch=False)
+    assert it.provide_label[0].shape == (2, 24)
+    first, last = list(it)
+    np.testing.assert_allclose(first.label[0].asnumpy(),
+                               [_det_row(3, 5, 7, r, 24, -2) for r in DET_LABELS[:2]], rtol=1e-6)
+    # MXNet: the row past the data keeps the previous batch's content; pad says so
+    assert last.pad == 1
+    np.testing.assert_allclose(last.label[0].asnumpy(),
+                               [_det_row(3, 5, 7, r, 24, -2) for r in DET_LABELS[2:0:-1]],
+                               rtol=1e-6)
+    it.reset()
+    assert [b.pad for b in it] == [0, 1]   # without round_batch every epoch starts at 0
+
+
+def test_image_det_record_iter_images_match_mxnet(tmp_path):
+    rec = _det_rec(tmp_path)
+    make = lambda **kw: io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 5, 7),
+                                              batch_size=3, **kw)
+    # normalization: (pixel - mean) * scale / std, a std of 0 meaning 1
+    data = make(mean_r=10, std_g=2, scale=0.5).next().data[0].asnumpy()
+    np.testing.assert_allclose(data[0, :, 0, :3], [[60, 64.5, 47.5], [43.75, 33.75, 52.25],
+                                                   [71, 87, 99]])
+    # shrink keeps the aspect ratio; the label's height/width are the content's
+    batch = make(resize_mode="shrink").next()
+    assert batch.label[0].asnumpy()[:, 1:3].tolist() == [[5, 6], [5, 5], [5, 4]]
+    assert batch.data[0].asnumpy()[0, 0, 0].tolist() == [131, 127, 102, 127, 116, 199, 0]
+    assert make(resize_mode="fit").next().label[0].asnumpy()[:, 1:3].tolist() == \
+        [[5, 6], [5, 5], [5, 4]]
+    big = io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 12, 12), batch_size=3,
+                                resize_mode="shrink")
+    assert big.next().label[0].asnumpy()[:, 1:3].tolist() == [[6, 8], [8, 8], [10, 8]]
+    # mirroring flips the pixels and the boxes
+    batch = make(rand_mirror_prob=1.0).next()
+    assert batch.data[0].asnumpy()[0, 0, 0].tolist() == [199, 162, 75, 123, 105, 139, 130]
+    np.testing.assert_allclose(batch.label[0].asnumpy()[2, 4:21],
+                               [2, 5, 3, .6, .2, .8, .9, 1, .7, .1, .9, .3, 0, .1, .6, .4, .8],
+                               atol=1e-6)
+    gray = io.ImageDetRecordIter(path_imgrec=rec, data_shape=(1, 5, 7), batch_size=3)
+    batch = gray.next()
+    assert batch.data[0].shape == (3, 1, 5, 7) and batch.label[0].asnumpy()[0, 0] == 1
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(label_width=7), "provide 12-dimensional label but label_width is set to 7"),
+    (dict(label_pad_width=10), "label_pad_width: 10 smaller than estimated width: 17"),
+    (dict(data_shape=(3, 5)), "data_shape must be"),
+    (dict(resize_mode="stretch"), "resize_mode must be one of"),
+    (dict(dtype="uint8"), "dtype uint8 is not supported"),
+    (dict(rand_crop_prob=0.5), "rand_crop_prob=0.5 is not supported"),
+    (dict(no_such_arg=1), "Cannot find argument 'no_such_arg'"),
+])
+def test_image_det_record_iter_errors(tmp_path, kwargs, match):
+    args = dict(path_imgrec=_det_rec(tmp_path), data_shape=(3, 5, 7), batch_size=2)
+    args.update(kwargs)
+    with pytest.raises(MXNetError, match=match):
+        io.ImageDetRecordIter(**args)
+
+
+def test_image_det_record_iter_missing_file(tmp_path):
+    with pytest.raises(MXNetError, match="cannot open"):
+        io.ImageDetRecordIter(path_imgrec=str(tmp_path / "none.rec"), data_shape=(3, 4, 4),
+                              batch_size=1)

@@ -10,8 +10,11 @@ import threading
 
 import numpy as np
 
+# MXNet: mxnet.io.io has the C API helpers in its namespace (from .base import ...)
+from ..base import c_str_array, check_call, py_str  # noqa: F401
 from ..ndarray import NDArray, array, concat, tile
 from .base import DataBatch, DataDesc, DataIter
+from .det_record import ImageDetRecordIter
 from .image_record import (ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,
                            ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)
 from .native import CSVIter, LibSVMIter, MNISTIter, MXDataIter
@@ -20,7 +23,7 @@ from .utils import _getdata_by_idx, _init_data, _slice_along_batch_axis
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
            "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter", "ImageRecordIter",
            "ImageRecordIter_v1", "ImageRecordUInt8Iter", "ImageRecordUInt8Iter_v1",
-           "ImageRecordInt8Iter"]
+           "ImageRecordInt8Iter", "ImageDetRecordIter"]
 
 
 class ResizeIter(DataIter):
