@@ -26,6 +26,7 @@ import json
 from collections import namedtuple
 from typing import Any, Callable, Sequence
 
+import numpy as np
 import torch
 
 from ..base import MXNetError, attr_to_str
@@ -554,16 +555,38 @@ def _doc_input_names(opdef: OpDef) -> list[str]:
         return []   # inputs that need a required attribute (Custom's op_type, ...)
 
 
+def _doc_value(kind: str, value: Any) -> str:
+    """A default as MXNet's dmlc parameters print it: booleans 0/1, ints quoted, floats
+    with float32's 9 digits, tuples ``[a,b]``, strings quoted."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if value is None:
+        return "'None'" if kind.startswith(("int", "{")) else "None"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return "[%s]" % ",".join(_doc_value("", v).strip("'") for v in value)
+    if isinstance(value, int):
+        return "'%d'" % value if kind.startswith("int") else str(value)
+    if isinstance(value, float):
+        # MXNet: a float attribute is a C float, printed with 9 significant digits
+        return "%.9g" % (np.float32(value) if kind.startswith("float") else value)
+    return attr_to_str(value)
+
+
 def _doc_type(param: Param) -> str:
-    """MXNet's ``type, required`` / ``type, optional, default=...`` of one attribute."""
+    """MXNet's ``type, required`` / ``type,optional, default=...`` of one attribute."""
     kind = param.type_name
     if param.choices:
-        kind = "{%s}" % ", ".join(repr(c) for c in param.choices)
+        names = sorted(repr(c) for c in param.choices)
+        if param.default is None:
+            names.insert(0, "None")
+        kind = "{%s}" % ", ".join(names)
     if param.default is REQUIRED:
         return kind + ", required"
-    value = param.default
-    shown = repr(value) if isinstance(value, str) else attr_to_str(value)
-    return "%s, optional, default=%s" % (kind, shown)
+    # MXNet: no space between an enum's braces and 'optional'
+    sep = "," if param.choices else ", "
+    return "%s%soptional, default=%s" % (kind, sep, _doc_value(kind, param.default))
 
 
 def argument_docs(opdef: OpDef) -> tuple[list[str], list[str], list[str]]:
