@@ -87,8 +87,10 @@ def _remove(path: str) -> None:
         pass
 
 
-def clean_stale(finals) -> None:
-    """Remove temporaries of dead writers beside ``finals``; finish committed sets first."""
+def clean_stale(finals, finish_sets: bool = False) -> None:
+    """Remove temporaries of dead writers beside ``finals``, first finishing the renames
+    of committed sets that name them (of any committed set in the directory when
+    ``finish_sets``: a later checkpoint completes an earlier one a kill interrupted)."""
     by_dir: dict = {}
     for final in finals:
         by_dir.setdefault(os.path.dirname(final), set()).add(os.path.basename(final))
@@ -97,15 +99,18 @@ def clean_stale(finals) -> None:
             names = os.listdir(dirname or ".")
         except OSError:
             continue
-        stale = []
+        stale, dead = [], set()
         for name in names:
-            for base in bases:
-                m = name.startswith(base + ".tmp-") and _TMP_SUFFIX.fullmatch(name[len(base):])
-                if m and not pid_alive(int(m.group(1))):
-                    stale.append(name)
-                    break
-        if stale:
-            _roll_forward_committed(dirname, set(stale), names)
+            head, sep, tail = name.partition(".tmp-")
+            m = sep and _TMP_SUFFIX.fullmatch(sep + tail)
+            if not m or (head not in bases and not finish_sets) \
+                    or pid_alive(int(m.group(1))):
+                continue
+            dead.add(name)
+            if head in bases:
+                stale.append(name)
+        if dead:
+            _roll_forward_committed(dirname, dead, names)
             for name in stale:
                 _remove(os.path.join(dirname, name))
 
@@ -147,7 +152,7 @@ def write_set(manifest: str, parts) -> None:
     disk, say) nothing is renamed and no temporary is left.
     """
     finals = [final for final, _ in parts]
-    clean_stale(finals + [manifest])
+    clean_stale(finals + [manifest], finish_sets=True)
     temps = []
     try:
         entries = []
