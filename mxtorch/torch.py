@@ -18,8 +18,10 @@ argument when it lives on that device, else on the context of its own device::
 ``out=`` takes an NDArray and writes into it (that NDArray is returned), as MXNet's
 output-buffer form did. A name that is not a public torch function (a class, a dtype, a
 submodule, a private name) raises ``AttributeError``, as MXNet's module does for a
-function its build does not have. The functions bypass mxtorch's operator registry: they
-are recorded by neither ``mx.autograd`` nor a Symbol.
+function its build does not have; a failure inside torch raises
+:class:`~mxtorch.base.MXNetError` naming the function and the NDArrays' shapes. The
+functions bypass mxtorch's operator registry: they are recorded by neither
+``mx.autograd`` nor a Symbol.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from typing import Any, Callable
 
 import torch
 
+from .base import MXNetError
 from .context import Context, current_context, context_of_device
 from .ndarray.ndarray import NDArray
 
@@ -86,7 +89,12 @@ def _make_function(name: str, fn: Callable) -> Callable:
     def generic_torch_function(*args, **kwargs):
         ctx = _first_context(args, kwargs)
         out = kwargs.get("out")
-        res = fn(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
+        try:
+            res = fn(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
+        except RuntimeError as err:
+            shapes = [a.shape for a in list(args) + list(kwargs.values())
+                      if isinstance(a, NDArray)]
+            raise MXNetError(f"mx.th.{name} on NDArrays of shapes {shapes}: {err}") from None
         return _wrap(res, ctx, out if isinstance(out, NDArray) else None)
 
     generic_torch_function.__name__ = name
