@@ -184,20 +184,25 @@ def setitem(arr: NDArray, key, value) -> None:
         v = value.item() if isinstance(value, np.generic) else value  # torch takes no np scalar
     else:
         v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
-    # a recorded value written into an array outside the graph
-    recorded = _ag._STATE.recording and isinstance(v, torch.Tensor) and _recorded(v) and \
-        not _recorded(t)
+    recorded = False
+    if _ag._STATE.recording:
+        if not t.is_floating_point() and _recorded(t):
+            # MXNet: an array in the graph takes no writes under record() (torch records
+            # writes into float arrays; an integer array's shadow would go stale)
+            raise MXNetError(_intgrad.IN_GRAPH)
+        # a recorded value written into an array outside the graph
+        recorded = isinstance(v, torch.Tensor) and _recorded(v) and not _recorded(t)
     if isinstance(key, slice) and key.start is None and key.stop is None and key.step is None:
         tkey = slice(None)
         advanced = False
     else:
         tkey, advanced = _convert_key(key, t.device)
-        if recorded and tkey is not None and tkey is not Ellipsis:
-            # MXNet: writing a recorded value into part of an array is an in-place operation
-            raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
-                             "recording with autograd.")
         if not advanced:
             _check_bounds(arr, key)
+        if recorded and (advanced or not _whole(t, tkey)):
+            # MXNet: writing a recorded value into part of an array is an in-place operation
+            raise MXNetError(_intgrad.INPLACE)
+        if not advanced:
             pos = _positive_steps(arr.shape, tkey)
             if pos is not None:
                 view = t[pos[0]]
@@ -231,6 +236,15 @@ def setitem(arr: NDArray, key, value) -> None:
         vshape = tuple(v.shape) if isinstance(v, torch.Tensor) else ()
         raise MXNetError(f"cannot assign a value of shape {vshape} to {tgt} of an array of "
                          f"shape {arr.shape}: {err}") from None
+
+
+def _whole(t: torch.Tensor, tkey) -> bool:
+    """Whether the basic key ``tkey`` selects all of ``t`` with positive steps (MXNet then
+    copies the value over the array instead of assigning into a slice)."""
+    keys = tkey if isinstance(tkey, tuple) else (tkey,)
+    if any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in keys):
+        return False
+    return t[tkey].numel() == t.numel()
 
 
 def _fit_dims(v: torch.Tensor, ndim: int) -> torch.Tensor:

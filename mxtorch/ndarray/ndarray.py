@@ -46,6 +46,7 @@ _note = _ag.note
 _NO_ATTRS: dict = {}   # the keywords recorded for a call without any (read, never written)
 _FailedTensor = _failure.FailedTensor
 _int_involved = _intgrad.involved
+_SHADOW = _intgrad.SHADOW
 _grad_enabled = torch.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
 
@@ -432,6 +433,9 @@ def _inplace(dst: NDArray, result: NDArray) -> NDArray:
     if dst._t.requires_grad and not _STATE.recording:
         with torch.no_grad():
             dst._t.copy_(result._t)
+    elif _STATE.recording and not dst._t.is_floating_point():
+        _int_write(dst._t, result._t, _intgrad.INPLACE)
+        dst._t.copy_(result._t)
     else:
         dst._t.copy_(result._t)
     return dst
@@ -766,12 +770,26 @@ def _write_out(out: NDArray, res: torch.Tensor) -> NDArray:
                          f"{tuple(res.shape)}")
     if out._t is res:
         return out
-    if _STATE.recording and res.requires_grad:
-        out._t = res.to(out._t.dtype)
-        return out
+    if _STATE.recording:
+        if not out._t.is_floating_point():
+            _int_write(out._t, res)
+        if res.requires_grad or getattr(res, _SHADOW, None) is not None:
+            out._t = res.to(out._t.dtype)   # recorded: out= holds the result itself
+            return out
     with torch.no_grad():
         out._t.copy_(res)
     return out
+
+
+def _int_write(t: torch.Tensor, res: torch.Tensor, shadowed_msg: str | None = None) -> None:
+    """MXNet's errors for a write under record() into the integer tensor ``t``, whose
+    shadow would go stale (ops/intgrad.py): ``t`` in the graph, or (``shadowed_msg``)
+    the recorded ``res`` written in place."""
+    if getattr(t, _SHADOW, None) is not None:
+        raise MXNetError(_intgrad.IN_GRAPH)
+    if shadowed_msg is not None and (res.requires_grad
+                                     or getattr(res, _SHADOW, None) is not None):
+        raise MXNetError(shadowed_msg)
 
 
 # ---------------------------------------------------------------------- creation

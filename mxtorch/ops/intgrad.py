@@ -9,9 +9,9 @@ torch's autograd differentiates floating-point tensors only. So an integer tenso
 takes part in a recorded computation carries a float64 *shadow* in its ``_mx_shadow``
 attribute, which torch differentiates, while the array keeps its exact integer values:
 
-- an attached integer array's shadow is a float64 leaf of zeros: each use reads as the
-  array's current values plus that leaf (writes into the array never leave it stale), and
-  the leaf's gradient is what lands in the array's integer ``grad`` buffer;
+- an attached integer array's shadow is a float64 leaf of zeros, whose gradient is what
+  lands in the array's integer ``grad`` buffer; each use of a shadow reads the array's
+  current values on the shadow's path (writes outside ``record()`` never leave it stale);
 - an operator with a shadowed input, or with a float input on the tape and an integer
   result (a cast to int32), runs once more on *stand-ins* (see :func:`stand_ins`); each
   of its results gets the stand-in result's gradient path with its own exact values
@@ -29,11 +29,21 @@ from typing import Callable, Sequence
 
 import torch
 
-__all__ = ["SHADOW", "shadow", "stand_ins", "involved", "follow", "run_op", "attach",
-           "head"]
+__all__ = ["SHADOW", "IN_GRAPH", "INPLACE", "shadow", "stand_ins", "involved", "follow",
+           "run_op", "attach", "head"]
 
 SHADOW = "_mx_shadow"
 _F64 = torch.float64
+
+# MXNet's errors for writes under record() that its graph cannot represent: into an array
+# already in the graph, and of a recorded value into part of an array (or in place)
+IN_GRAPH = ("Assigning to NDArrays that are already in a computational graph will cause "
+            "undefined behavior when evaluating gradients. Please call backward first to "
+            "clear the graph or do this out side of a record section. Also note that you "
+            "cannot use inplace operations like +=, *=, relu(x, out=x), y[idx]=x, etc "
+            "inside a record section.")
+INPLACE = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with "
+           "autograd.")
 
 
 class _Truncate(torch.autograd.Function):
@@ -76,9 +86,9 @@ def shadow(t: torch.Tensor) -> torch.Tensor | None:
     s = getattr(t, SHADOW, None)
     if s is None:
         return None
-    if s.is_leaf:   # an attached array: its current values on the leaf's path
-        s = _Graft.apply(s, [t.to(_F64)])
-    return _Truncate.apply(s, t.dtype)
+    # t's current values on the shadow's path: writes into the array outside record()
+    # (or into an attached array's) never leave a stale copy behind
+    return _Truncate.apply(_Graft.apply(s, [t.to(_F64)]), t.dtype)
 
 
 def head(t: torch.Tensor) -> torch.Tensor | None:
