@@ -206,7 +206,8 @@ def c2pyerror(err_msg: str) -> tuple[str, str | None]:
         lines.pop()
     first = lines[0] if lines else ""
     err_type = first[:first.find(":")] if ":" in first else None
-    if err_type is not None and not err_type.replace(".", "_").isidentifier():
+    # MXNet: a type name is made of letters, digits, '_' and '.' (it may be empty)
+    if err_type is not None and not all(c.isalnum() or c in "_." for c in err_type):
         err_type = None
     trace, message, in_trace = [], [], False
     for line in lines:

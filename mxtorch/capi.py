@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import random as _random
-from .base import DTYPE_NP_TO_MX, MXNetError, py_str
+from .base import DTYPE_NP_TO_MX, MXNetError, handle_address, py_str
 from .graph import partition as _partition
 from .ndarray import ndarray as _nd
 from .symbol import symbol as _sym
@@ -84,6 +84,12 @@ def _int(value: Any) -> int:
     return int(getattr(value, "value", value))
 
 
+def _pointer(value: Any) -> int:
+    """The address a pointer argument holds (0 for NULL: a ``c_void_p()`` or None)."""
+    value = getattr(value, "value", value)
+    return 0 if value is None else int(value)
+
+
 def _strs(count: Any, array: Any) -> list[str]:
     return [py_str(array[i]) for i in range(_int(count))]
 
@@ -113,7 +119,14 @@ def _keep(kind: str, obj: Any) -> Any:
 
 
 def _ndarray(handle: Any) -> "_nd.NDArray":
-    return handle if isinstance(handle, _nd.NDArray) else _nd._HANDLES.get(handle)
+    """The array an NDArray argument names: the array itself, its C handle, or what
+    ``NDArray.handle`` gives (MXNet code passes ``arr.handle``; here that is the
+    array's tensor, wrapped again)."""
+    if isinstance(handle, _nd.NDArray):
+        return handle
+    if handle_address(handle) is None and handle is not None:
+        return _nd.NDArray(handle)   # a tensor; anything else fails in the handle table
+    return _nd._HANDLES.get(handle)
 
 
 def _symbol(handle: Any) -> "_sym.Symbol":
@@ -224,7 +237,7 @@ _capsule_rename = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_cha
 def MXNDArrayFromDLPack(dlpack: Any, out: Any) -> None:
     """An array over the memory of a ``DLManagedTensor*``; the array takes it over (its
     deleter is called when the array's memory is freed)."""
-    address = _int(dlpack)
+    address = _pointer(dlpack)
     if not address:
         raise MXNetError("MXNDArrayFromDLPack: the DLManagedTensor pointer is NULL")
     capsule = _capsule_new(address, b"dltensor", None)
@@ -244,7 +257,7 @@ def MXNDArrayToDLPack(handle: Any, out: Any) -> None:
 @_entry
 def MXNDArrayCallDLPackDeleter(dlpack: Any) -> None:
     """Call a ``DLManagedTensor*``'s deleter (releases what MXNDArrayToDLPack gave)."""
-    address = _int(dlpack)
+    address = _pointer(dlpack)
     if address:
         managed = _DLManagedTensor.from_address(address)
         if managed.deleter:
