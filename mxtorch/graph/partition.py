@@ -26,7 +26,7 @@ from ..symbol.node import Entry, Node, topo_order
 
 __all__ = ["SubgraphProperty", "SubgraphBackend", "BACKENDS", "get_backend", "partition",
            "build_subgraph", "set_op_names", "remove_op_names", "partition_for_bind",
-           "is_partition_backend", "check_backend", "known_backends"]
+           "is_partition_backend", "is_known_backend", "check_backend", "known_backends"]
 
 _Slot = tuple  # (node, input index) or (None, head index): where an entry is used
 
@@ -106,10 +106,15 @@ def is_partition_backend(name: str | None) -> bool:
     return name in BACKENDS
 
 
+def is_known_backend(name: str) -> bool:
+    """Whether ``name`` is a partitioning backend or an inference optimizer's name."""
+    from .optimize import BACKENDS as OPTIMIZERS
+    return name in BACKENDS or str(name).upper() in OPTIMIZERS
+
+
 def check_backend(name: str) -> str:
     """``name`` when it is a known backend, else MXNetError naming the known ones."""
-    from .optimize import BACKENDS as OPTIMIZERS
-    if name in BACKENDS or str(name).upper() in OPTIMIZERS:
+    if is_known_backend(name):
         return name
     raise MXNetError(f"SubgraphProperty {name} is not found in SubgraphBackendRegistry; "
                      f"known backends: {', '.join(known_backends())}")

@@ -107,9 +107,18 @@ def _nested(text: str) -> _Nested:
         if ops[nid] is None:
             return nodes[nid]["name"]
         return f"{nodes[nid]['name']}_{ops[nid].output_names(parsed[nid])[index]}"
+
+    repeats: dict[tuple, int] = {}
+    outputs = []
+    for h in heads:
+        key = (h[0], h[1])
+        k = repeats[key] = repeats.get(key, -1) + 1
+        # MXNet: a repeated output is a _copy node, named <node>_copy0, then
+        # <node>_copy0_0_copy, ... for each further repeat of the same entry
+        outputs.append(entry_name(*key) if k == 0 else
+                       f"{nodes[h[0]]['name']}_copy0{'_0_copy' * (k - 1)}_output")
     return _Nested(tuple(nodes[v]["name"] for v in variables),
-                   tuple(nodes[v]["name"] for v in variables if v in aux),
-                   tuple(entry_name(h[0], h[1]) for h in heads))
+                   tuple(nodes[v]["name"] for v in variables if v in aux), tuple(outputs))
 
 
 def _cached_op_compute(attrs, *inputs, subgraphs):

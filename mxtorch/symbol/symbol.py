@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import logging
 import numbers
 import os
 
@@ -411,14 +412,18 @@ class Symbol:
             Backend options (``dedup_subgraph=True``).
         """
         from ..context import Context, current_context
-        from ..graph.partition import check_backend, is_partition_backend, partition
+        from ..graph.partition import is_known_backend, is_partition_backend, partition
         _expect(isinstance(backend, str), "backend must be a string")
         _expect(args is None or isinstance(args, dict), "args must be a dict of NDArrays")
         _expect(aux is None or isinstance(aux, dict), "aux must be a dict of NDArrays")
         _expect(isinstance(ctx if ctx is not None else current_context(), Context),
                 "ctx must be a Context")
         shapes, types = _optimize_inputs(self, args, aux, shape_dict, type_dict, stype_dict)
-        check_backend(backend)
+        if not is_known_backend(backend):
+            # MXNet: an unknown backend is logged and the symbol given back unchanged
+            logging.getLogger(__name__).error(
+                "Error optimizing for backend '%s' cannot be found", backend)
+            return self.__copy__()
         if not skip_infer and shapes:
             self.infer_shape_partial(**shapes)
         if not skip_infer and types:
@@ -544,13 +549,16 @@ def _optimize_inputs(sym: Symbol, args, aux, shape_dict, type_dict, stype_dict):
     """The known input shapes and dtypes for ``optimize_for``: from the arrays of
     arguments and auxiliary states it names (others are ignored), then the dicts, checked
     as MXNet checks them."""
+    from ..ndarray.ndarray import NDArray
     shapes, types = {}, {}
     inputs = set(sym.list_inputs())
-    for given, names in ((args, sym.list_arguments()), (aux, sym.list_auxiliary_states())):
-        for name in names:
-            arr = (given or {}).get(name)
-            if arr is not None:
-                shapes[name], types[name] = arr.shape, np.dtype(arr.dtype).name
+    for given, names in ((args or {}, sym.list_arguments()),
+                         (aux or {}, sym.list_auxiliary_states())):
+        for name in (n for n in names if n in given):
+            arr = given[name]
+            if not isinstance(arr, NDArray):
+                raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+            shapes[name], types[name] = arr.shape, np.dtype(arr.dtype).name
     for k, v in (shape_dict or {}).items():
         if not isinstance(v, (tuple, list)):
             raise ValueError(str(v) + " has to be a tuple or list.")
@@ -678,15 +686,13 @@ def load(fname: str) -> Symbol:
     """Load a symbol from a ``-symbol.json`` file."""
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError("fname need to be string")
+    from ..format.symbol_json import load_graph
     try:
-        with open(fname, encoding="utf-8") as f:
-            text = f.read()
+        with open(fname, "rb") as f:
+            data = f.read()
     except OSError as err:
         raise MXNetError(f"cannot read symbol file {fname!r}: {err}") from None
-    try:
-        return load_json(text)
-    except MXNetError as err:
-        raise MXNetError(f"{fname}: {err}") from None
+    return Symbol(load_graph(data, os.fspath(fname)))
 
 
 
