@@ -3,6 +3,7 @@
 import json
 import os
 import pickle
+import re
 import struct
 
 import numpy as np
@@ -135,7 +136,7 @@ def _file(records, names=()):
 @pytest.mark.parametrize("blob,pattern", [
     (b"\x00" * 40, "bad header"),
     (b"\x12\x01", "truncated"),
-    (_file([_record_v2((2,), 99, b"\x00" * 8)]), "unknown dtype flag 99"),
+    (_file([_record_v2((2,), 99, b"\x00" * 8)]), "Unknown type enum 99"),
     (_file([_record_v2((2,), 0, b"\x00" * 8)], ["a", "b"]), "name count mismatch"),
     (_file([_record_v2((1 << 40, 1 << 40), 0, b"")]), "truncated.*record 0"),
     (_file([_record_v2((-3,), 0, b"")]), "negative dimension"),
@@ -320,3 +321,148 @@ def test_malformed_states_raise():
         load_states(_states("mlp_module/mlp-0001.states")[:100], "bad.states")
     with pytest.raises(MXNetError, match="refusing.*mxnet.ndarray.ndarray._private"):
         load_states(b"\x80\x04\x8c\x15mxnet.ndarray.ndarray\x8c\x08_private\x93.", "y")
+
+
+# ------------------------------------------------------------- hostile and broken files
+# Each runs in a child process whose address space is capped (tests/memcap.py): before
+# the loaders checked sizes first, these few-byte files allocated gigabytes.
+from memcap import run_loaders  # noqa: E402
+
+_BYTEARRAY_2_30 = b"\x80\x04\x8c\x08builtins\x8c\tbytearray\x93J\x00\x00\x00\x40\x85R."
+_LIST_OF_256MIB = (b"\x80\x04\x8c\x08builtins\x8c\x04list\x93\x8c\x08builtins\x8c\tbytearray"
+                   b"\x93J\x00\x00\x00\x10\x85R\x85R.")
+_HUGE_MEMO_INDEX = b"\x80\x04Nr\xf0\xff\xff\xff."  # LONG_BINPUT 4294967280
+
+
+def _hostile_states():
+    mlp = _states("mlp_module/mlp-0001.states")
+    cases = [("bytearray_2_30", _BYTEARRAY_2_30), ("list_256mib", _LIST_OF_256MIB),
+             ("huge_memo", _HUGE_MEMO_INDEX)]
+    for i in (i for i in range(len(mlp)) if mlp[i] == ord("R")):  # one REDUCE -> LONG_BINPUT
+        cases.append((f"mlp_R{i}_r.states", mlp[:i] + b"r" + mlp[i + 1:]))
+    return cases
+
+
+def test_hostile_states_refused_before_allocating():
+    cases = _hostile_states()
+    assert [len(b) for _, b in cases[:3]] == [32, 51, 9]
+    runs = run_loaders([(loader, name, blob) for name, blob in cases
+                        for loader in ("states", "updater", "trainer")], cap_mb=512)
+    assert len(runs) == 3 * len(cases)
+    for run in runs[:9]:  # the three hand-made payloads: refused, never loaded
+        assert run["mxnet_error"], run
+        assert run["peak"] < 256 << 10 and run["seconds"] < 1, run
+    assert "bytearray(int)" in runs[0]["message"]
+    assert "memo index 4294967280" in runs[6]["message"]
+    for run in runs[9:]:  # an R->r inside array data still loads; elsewhere: refused
+        assert run["error"] is None or run["mxnet_error"], run
+        assert run["peak"] < 1 << 20 and run["seconds"] < 1, run
+    assert sum(r["error"] is not None for r in runs[9:]) >= 3 * 10
+
+
+def test_constructor_arguments_and_budget_checked():
+    for blob in (b"\x80\x04\x8c\x08builtins\x8c\x05bytes\x93K\x10\x85R.",  # bytes(16)
+                 b"\x80\x04\x8c\x05numpy\x8c\x07ndarray\x93J\x00\x00\x00\x40\x85\x85R."):
+        with pytest.raises(MXNetError, match="refusing"):
+            load_states(blob, "ctor.states")
+    # list(list) copies are charged: 64 copies of a 4096-element list exceed the budget
+    body = b"\x80\x04]" + b"(" + b"N" * 4096 + b"e\x94"
+    body += b"\x8c\x08builtins\x8c\x04list\x93\x94" + b"h\x01h\x00\x85R\x94" * 64
+    with pytest.raises(MXNetError, match="list would allocate"):
+        load_states(body + b".", "copies.states")
+    # what a real file holds still loads: numpy scalars and arrays, bytes, sets
+    obj = {"s": np.float64(0.5), "a": np.arange(6, dtype=">i4").reshape(2, 3),
+           "b": b"xy", "set": {1, 2}, "t": (1, None)}
+    for proto in (2, 4):
+        back = load_states(pickle.dumps(obj, protocol=proto), "ok.states")
+        assert back["s"] == 0.5 and back["b"] == b"xy" and back["set"] == {1, 2}
+        np.testing.assert_array_equal(back["a"], obj["a"])
+    with pytest.raises(MXNetError, match="not allowed"):
+        load_states(pickle.dumps(np.array([1, None], dtype=object)), "obj.states")
+
+
+@pytest.mark.parametrize("fixture", ["lenet_gluon/lenet.states", "mlp_module/mlp-0001.states"])
+def test_states_without_handle_refused(fixture):
+    blob = _states(fixture).replace(b"handle", b"handlf")
+    with pytest.raises(MXNetError, match="'handle' entry"):
+        load_states(blob, fixture)
+    updater = mx.optimizer.get_updater(mx.optimizer.create("adam"))
+    with pytest.raises(MXNetError, match="'handle' entry"):
+        updater.set_states(blob)
+    arr = mx.nd.NDArray.__new__(mx.nd.NDArray)
+    with pytest.raises(MXNetError, match="'handle' must be bytes"):
+        arr.__setstate__({"handle": 3})
+
+
+@pytest.mark.parametrize("flag", [8, 9, 10, 11])
+def test_nd_load_refuses_type_flags_8_to_11(tmp_path, flag):
+    path = tmp_path / "f.params"
+    path.write_bytes(_file([_record_v2((2,), flag, b"\x00" * 16)]))
+    with pytest.raises(MXNetError, match=f"Unknown type enum {flag}"):  # MXNet's message
+        mx.nd.load(str(path))
+    with pytest.raises(MXNetError, match="cannot load that type"):
+        mx.nd.save(str(path), [mx.nd.array([1, 2], dtype=dtype_np(
+            ["int16", "uint16", "uint32", "uint64"][flag - 8]))])
+
+
+def test_zero_size_record_with_huge_dims(tmp_path):
+    path = tmp_path / "z.params"
+    path.write_bytes(_file([_record_v2((0, 1 << 62), 0, b"")]))
+    with pytest.raises(MXNetError, match=r"z.params.*cannot be represented"):
+        mx.nd.load(str(path))
+
+
+def _npy(shape, dtype="<f4", body=b""):
+    head = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape}, }}".encode()
+    head += b" " * (63 - len(head) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head + body
+
+
+def _deflate_bomb(mib):
+    """An .npz whose one member is an .npy of ``mib`` MiB of zeros, deflated (~1000x)."""
+    import zipfile
+    import zlib
+    member = _npy((mib << 18,))
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = [comp.compress(member)] + [comp.compress(bytes(1 << 20)) for _ in range(mib)]
+    stream.append(comp.flush())
+    data = b"".join(stream)
+    crc = zlib.crc32(bytes(1 << 20), zlib.crc32(member))
+    for _ in range(mib - 1):
+        crc = zlib.crc32(bytes(1 << 20), crc)
+    info = zipfile.ZipInfo("x.npy")
+    info.compress_type = zipfile.ZIP_DEFLATED
+    name = info.filename.encode()
+    size = len(member) + (mib << 20)
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(data), size,
+                        len(name), 0) + name
+    central = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, len(data),
+                          size, len(name), 0, 0, 0, 0, 0, 0) + name
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(central),
+                      len(local) + len(data), 0)
+    return local + data + central + end
+
+
+def test_npy_npz_sizes_checked_before_allocating(tmp_path):
+    bomb = _deflate_bomb(128)
+    assert len(bomb) < 200 << 10
+    cases = [("ndload", "huge.npy", _npy((1 << 40,))),               # asks 4 TiB
+             ("ndload", "bomb.npz", bomb),                          # 128 KiB -> 128 MiB
+             ("ndload", "trunc.npy", _npy((4,), body=b"\x00" * 12)),
+             ("ndload", "obj.npy", _npy((2,), "|O", b"\x00" * 16))]
+    runs = run_loaders(cases, cap_mb=96)
+    for run, pattern in zip(runs, ["asks for shape \\(1099511627776,\\)", "declares",
+                                   "holds 12 bytes", "object arrays"]):
+        assert run["mxnet_error"] and run["name"] in run["message"], run
+        assert re.search(pattern, run["message"]), run
+        assert run["peak"] < 1 << 20, run
+    np.save(tmp_path / "ok.npy", np.arange(6, dtype=np.int64).reshape(2, 3, order="F"))
+    np.savez_compressed(tmp_path / "ok.npz", a=np.zeros((1000, 100)), b=np.arange(3))
+    np.testing.assert_array_equal(mx.nd.load(str(tmp_path / "ok.npy")).asnumpy(),
+                                  [[0, 2, 4], [1, 3, 5]])
+    z = mx.nd.load(str(tmp_path / "ok.npz"))
+    assert z["a"].shape == (1000, 100) and list(z["b"].asnumpy()) == [0, 1, 2]
+    blob = (tmp_path / "ok.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(blob[:len(blob) // 2])
+    with pytest.raises(MXNetError, match="cut.npz"):
+        mx.nd.load(str(tmp_path / "cut.npz"))

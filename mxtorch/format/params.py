@@ -42,6 +42,13 @@ _MAX_NDIM = 32  # larger ndim values are garbage (MXNet's kernels stop far below
 _STYPE_DEFAULT, _STYPE_ROW_SPARSE, _STYPE_CSR = 0, 1, 2
 _NUM_AUX = {_STYPE_ROW_SPARSE: 1, _STYPE_CSR: 2}
 _BFLOAT16 = DTYPE_MX_TO_NP[12]
+# MXNet: type flags 8-11 (int16, uint16, uint32, uint64) exist in mshadow's enum but
+# 1.9.1's NDArray files refuse them at load ("Unknown type enum 8"); only pickled
+# records (mxtorch's own NDArray pickles) carry them.
+_FILE_UNSUPPORTED_FLAGS = frozenset({8, 9, 10, 11})
+# a sparse record is made dense: at most this many bytes, or 256x the blob
+_DENSE_FLOOR = 64 << 20
+_DENSE_PER_BYTE = 256
 
 
 # ---------------------------------------------------------------------------- writing
@@ -106,6 +113,10 @@ def dumps(arrays: list[np.ndarray], names: list[str] | None,
     """
     if names is not None and len(names) != len(arrays):
         raise MXNetError(f"save: {len(names)} names for {len(arrays)} arrays")
+    for a in arrays:
+        if _type_flag(np.asarray(a).dtype) in _FILE_UNSUPPORTED_FLAGS:
+            raise MXNetError(f"cannot save arrays of dtype {np.asarray(a).dtype}: MXNet "
+                             "1.9.1 cannot load that type from a file")
     parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))]
     parts.extend(dump_record(a, np_semantics) for a in arrays)
     names = list(names or [])
@@ -123,6 +134,7 @@ class _Reader:
     source: str
     pos: int = 0
     what: str = "header"
+    file_flags: bool = False  # refuse the type flags MXNet's file loader refuses
 
     def fail(self, msg: str) -> MXNetError:
         """An error naming the source, the item being read and the offset."""
@@ -177,8 +189,8 @@ def _read_shape(r: _Reader, allow_unknown: bool = False) -> tuple[int, ...] | No
 def _read_dtype(r: _Reader) -> np.dtype:
     flag = r.i32()
     dt = DTYPE_MX_TO_NP.get(flag)
-    if dt is None:
-        raise r.fail(f"unknown dtype flag {flag}")
+    if dt is None or (r.file_flags and flag in _FILE_UNSUPPORTED_FLAGS):
+        raise r.fail(f"Unknown type enum {flag}")
     return dt
 
 
@@ -187,10 +199,15 @@ def _read_values(r: _Reader, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndar
     count = int(np.prod(shape, dtype=object)) if shape else 1
     raw = r.take(count * dtype.itemsize)
     if dtype == _BFLOAT16:
-        return np.frombuffer(raw, "<u2").astype(np.uint16).view(_BFLOAT16).reshape(shape)
-    if dtype == np.bool_:
-        return np.frombuffer(raw, np.uint8).astype(np.bool_).reshape(shape)
-    return np.frombuffer(raw, dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+        flat = np.frombuffer(raw, "<u2").astype(np.uint16).view(_BFLOAT16)
+    elif dtype == np.bool_:
+        flat = np.frombuffer(raw, np.uint8).astype(np.bool_)
+    else:
+        flat = np.frombuffer(raw, dtype.newbyteorder("<")).astype(dtype)
+    try:
+        return flat.reshape(shape)
+    except ValueError as err:  # a zero-size shape whose other dims overflow NumPy
+        raise r.fail(f"shape {shape} cannot be represented ({err})") from None
 
 
 def _empty_record(r: _Reader) -> MXNetError:
@@ -233,7 +250,12 @@ def _index_array(r: _Reader, arr: np.ndarray, limit: int, what: str) -> np.ndarr
 
 
 def _zeros(r: _Reader, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """The dense buffer of a sparse record (its size is not bounded by the file size)."""
+    """The dense buffer of a sparse record, refused past a bound proportional to the blob."""
+    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    limit = max(_DENSE_FLOOR, _DENSE_PER_BYTE * len(r.blob))
+    if nbytes > limit:
+        raise r.fail(f"sparse array of shape {shape} is too large to densify: {nbytes} "
+                     f"bytes, more than {limit} for a file of {len(r.blob)} bytes")
     try:
         return np.zeros(shape, dtype=dtype)
     except (MemoryError, ValueError) as err:
@@ -362,7 +384,7 @@ def loads(blob: bytes, source: str = "<buffer>", np_semantics: bool | None = Non
         The arrays in file order, and the names (None for a list file). Sparse records
         come back dense; bfloat16 arrays use ``np.dtype([('bfloat16', np.uint16)])``.
     """
-    r = _Reader(bytes(blob), source)
+    r = _Reader(bytes(blob), source, file_flags=True)
     header, _reserved, count = r.unpack("QQQ")
     if header != LIST_MAGIC:
         r.pos = 0

@@ -17,7 +17,6 @@ NDArrays are emitted as the global ``mxnet.ndarray.ndarray.NDArray`` called with
 """
 from __future__ import annotations
 
-import builtins
 import codecs
 import collections
 import copyreg
@@ -29,6 +28,8 @@ import numpy as np
 
 from ..base import MXNetError
 from .params import dump_record
+from .pickle_guard import (Budget, GuardedArray, Refused, guarded_builtins, guarded_numpy,
+                           scan_opcodes)
 
 __all__ = ["load_states", "dump_states", "OptimizerState", "LRSchedulerState"]
 
@@ -132,38 +133,37 @@ def _safe_reconstructor(cls: type, base: type, state: Any):
     return object.__new__(cls)
 
 
-def _numpy_attr(module: str, name: str) -> Any:
-    """The few NumPy internals array and scalar pickles reference."""
-    core = getattr(np, "_core", None) or np.core
+def _numpy_attr(module: str, name: str, table: dict) -> Any:
+    """The few NumPy internals array and scalar pickles reference (guarded stand-ins)."""
     if module in _NUMPY_CORE and name in ("_reconstruct", "scalar"):
-        return getattr(core.multiarray, name)
+        return table[name]
     if module in _NUMPY_NUMERIC and name == "_frombuffer":
-        return core.numeric._frombuffer
+        return table[name]
     if module == "numpy" and name in ("ndarray", "dtype"):
-        return getattr(np, name)
+        return table[name]
     return None
 
 
-_BUILTINS = {name: getattr(builtins, name) for name in ("tuple", "list", "dict", "set", "frozenset", "bytearray", "slice",
-                          "bytes", "complex", "object")}
+def _allowed_global(module: str, name: str, builtin: dict, numpy: dict) -> Any:
+    """The object a whitelisted global maps to, or None when the global is refused.
 
-
-def _allowed_global(module: str, name: str) -> Any:
-    """The object a whitelisted global maps to, or None when the global is refused."""
+    ``builtin`` and ``numpy`` are the argument-checking constructors of one load
+    (:func:`~mxtorch.format.pickle_guard.guarded_builtins`, ``guarded_numpy``).
+    """
     if (module, name) in _NDARRAY_CLASSES:
         return _new_ndarray
     if (module, name) == ("mxtorch.ndarray.ndarray", "_unpickle_ndarray"):
         return _unpickle_record
     if module in ("builtins", "__builtin__"):
-        return _BUILTINS.get(name)
+        return builtin.get(name) if name != "OrderedDict" else None
     if (module, name) == ("collections", "OrderedDict"):
-        return collections.OrderedDict
+        return builtin["OrderedDict"]
     if (module, name) == ("_codecs", "encode"):
         return _latin1_encode
     if (module, name) in (("copyreg", "_reconstructor"), ("copy_reg", "_reconstructor")):
         return _safe_reconstructor
     if module.startswith("numpy"):
-        return _numpy_attr(module, name)
+        return _numpy_attr(module, name, numpy)
     if name.isidentifier() and not name.startswith("_"):
         if module in _OPTIMIZER_MODULES:
             return _stub_class(OptimizerState, name)
@@ -172,27 +172,26 @@ def _allowed_global(module: str, name: str) -> Any:
     return None
 
 
-class _Refused(MXNetError):
-    """A global the whitelist does not admit."""
-
-
 class _SafeUnpickler(pickle.Unpickler):
     """An unpickler whose ``find_class`` admits only the whitelist above."""
 
-    def __init__(self, file: io.BytesIO, source: str) -> None:
+    def __init__(self, file: io.BytesIO, source: str, size: int) -> None:
         super().__init__(file)
         self.source = source
+        budget = Budget(size, source)
+        self._builtins = guarded_builtins(budget)
+        self._numpy = guarded_numpy(budget)
 
     def find_class(self, module: str, name: str) -> Any:
-        obj = _allowed_global(module, name)
+        obj = _allowed_global(module, name, self._builtins, self._numpy)
         if obj is None:
-            raise _Refused(f"{self.source}: refusing to load global '{module}.{name}' from "
+            raise Refused(f"{self.source}: refusing to load global '{module}.{name}' from "
                            "the pickle (only MXNet NDArrays, optimizer states, containers "
                            "and NumPy arrays are allowed in a .states file)")
         return obj
 
     def persistent_load(self, pid: Any) -> Any:
-        raise _Refused(f"{self.source}: persistent ids are not allowed in a .states file")
+        raise Refused(f"{self.source}: persistent ids are not allowed in a .states file")
 
 
 def load_states(blob: bytes, source: str = "<buffer>") -> Any:
@@ -217,9 +216,11 @@ def load_states(blob: bytes, source: str = "<buffer>") -> Any:
     MXNetError
         If the pickle references a global outside the whitelist, or is malformed.
     """
+    blob = bytes(blob)
     try:
-        return _SafeUnpickler(io.BytesIO(bytes(blob)), source).load()
-    except _Refused as err:
+        scan_opcodes(blob, source)  # refuses lengths and memo indices before allocating
+        return _SafeUnpickler(io.BytesIO(blob), source, len(blob)).load()
+    except Refused as err:
         raise MXNetError(str(err)) from None
     except MXNetError as err:
         raise MXNetError(f"{source}: invalid optimizer states: {err}") from err
@@ -259,6 +260,8 @@ class _MXNetPickler(pickle._Pickler):  # type: ignore[name-defined]
         if isinstance(obj, NDArray):
             record = dump_record(obj.asnumpy())
             return _MXNetNDArray, (None,), {"handle": bytearray(record)}
+        if isinstance(obj, GuardedArray):  # written as the plain NumPy array it holds
+            return np.asarray(obj).__reduce__()
         if isinstance(obj, _PickledObjectStub):
             return copyreg.__newobj__, (type(obj),), dict(obj.state)
         module = type(obj).__module__ or ""

@@ -335,7 +335,15 @@ class NDArray:
 
     def __setstate__(self, state):
         from ..format.params import load_record
-        handle = state.get("handle")
+        # MXNet: reads state['handle'] and fails at load when it is missing or not bytes
+        if not isinstance(state, dict) or "handle" not in state:
+            keys = sorted(map(repr, state)) if isinstance(state, dict) else type(state).__name__
+            raise MXNetError(f"pickled NDArray state must be a dict with a 'handle' entry, "
+                             f"got {keys}")
+        handle = state["handle"]
+        if handle is not None and not isinstance(handle, (bytes, bytearray)):
+            raise MXNetError(f"pickled NDArray 'handle' must be bytes, got "
+                             f"{type(handle).__name__}")
         t = torch.empty(0) if handle is None else _from_numpy(load_record(bytes(handle)))
         self._t = t
         self._ctx = Context("cpu", 0)

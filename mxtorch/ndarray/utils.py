@@ -328,17 +328,21 @@ def load(fname: str, ctx=None):
     ``.npy`` and ``.npz`` files are also accepted. A truncated or malformed file raises
     :class:`MXNetError` naming the file.
     """
+    from ..format.npy import NPY_MAGIC, read_npy, read_npz
     from ..format.params import loads
     fname = os.fspath(fname)
     if not os.path.exists(fname):
         raise MXNetError(f"load: file {fname!r} does not exist")
-    with open(fname, "rb") as f:
-        blob = f.read()
-    if blob[:6] == b"\x93NUMPY":
-        return _to_ndarrays([np.load(fname, allow_pickle=False)], None, ctx)[0]
+    try:
+        with open(fname, "rb") as f:
+            blob = f.read()
+    except OSError as err:
+        raise MXNetError(f"load: cannot read {fname!r}: {err}") from None
+    if blob[:6] == NPY_MAGIC:  # sizes checked against the file before allocating
+        return _to_ndarrays([read_npy(blob, fname)], None, ctx)[0]
     if blob[:4] == b"PK\x03\x04":
-        with np.load(fname, allow_pickle=False) as z:
-            return _to_ndarrays([z[k] for k in z.files], list(z.files), ctx)
+        arrays = read_npz(blob, fname)
+        return _to_ndarrays(list(arrays.values()), list(arrays), ctx)
     np_on = is_np_shape()  # MXNet: a record must match the current shape semantics
     arrays, names = loads(blob, source=fname, np_semantics=np_on, refuse_legacy=np_on)
     return _to_ndarrays(arrays, names, ctx)
