@@ -466,3 +466,16 @@ def test_npy_npz_sizes_checked_before_allocating(tmp_path):
     (tmp_path / "cut.npz").write_bytes(blob[:len(blob) // 2])
     with pytest.raises(MXNetError, match="cut.npz"):
         mx.nd.load(str(tmp_path / "cut.npz"))
+
+
+def test_updater_refuses_deep_or_misshapen_states():
+    updater = mx.optimizer.get_updater(mx.optimizer.create("adam"))
+    deep = b"\x80\x04" + b"]" * 100000 + b"a" * 99999 + b"."  # a 100,000-deep list
+    with pytest.raises(MXNetError, match="nested more than 100 levels"):
+        updater.set_states(b"\x80\x04}K\x00" + deep[2:-1] + b"s.")
+    with pytest.raises(MXNetError, match="must be a dict"):
+        updater.set_states(pickle.dumps([1, 2]))
+    with pytest.raises(MXNetError, match="must be an optimizer"):
+        updater.set_states(pickle.dumps(({}, 5)))
+    updater.set_states(_states("mlp_module/mlp-0001.states"))  # still loads
+    assert sorted(updater.states) == list(range(6))

@@ -11,32 +11,37 @@ from .base import Optimizer
 __all__ = ["Updater", "get_updater"]
 
 
-def _revive_scheduler(stub: LRSchedulerState) -> Any:
+def _revive_scheduler(stub: LRSchedulerState, depth: int) -> Any:
     """A pickled MXNet lr scheduler stub -> the mxtorch scheduler with that state."""
     from .. import lr_scheduler
     cls = getattr(lr_scheduler, stub.class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, lr_scheduler.LRScheduler)):
         raise MXNetError(f"unknown lr scheduler class '{stub.class_name}' in optimizer states")
     obj = object.__new__(cls)
-    obj.__dict__.update(_revive(stub.state))
+    obj.__dict__.update(_revive(stub.state, depth + 1))
     return obj
 
 
-def _revive(obj: Any) -> Any:
+_MAX_DEPTH = 100  # real states nest a few levels (dict -> tuple -> NDArray)
+
+
+def _revive(obj: Any, depth: int = 0) -> Any:
     """Turn the inert stubs of ``load_states`` into real optimizers and schedulers."""
+    if depth > _MAX_DEPTH:
+        raise MXNetError(f"optimizer states are nested more than {_MAX_DEPTH} levels deep")
     if isinstance(obj, OptimizerState):
         cls = Optimizer.opt_registry.get(obj.class_name.lower())
         if cls is None:
             raise MXNetError(f"unknown optimizer class '{obj.class_name}' in optimizer states")
         opt = object.__new__(cls)
-        opt.__setstate__(_revive(obj.state))
+        opt.__setstate__(_revive(obj.state, depth + 1))
         return opt
     if isinstance(obj, LRSchedulerState):
-        return _revive_scheduler(obj)
+        return _revive_scheduler(obj, depth)
     if isinstance(obj, dict):
-        return {k: _revive(v) for k, v in obj.items()}
+        return {k: _revive(v, depth + 1) for k, v in obj.items()}
     if isinstance(obj, (tuple, list)):
-        return type(obj)(_revive(v) for v in obj)
+        return type(obj)(_revive(v, depth + 1) for v in obj)
     return obj
 
 
@@ -113,10 +118,16 @@ class Updater:
         The bytes are read with a restricted unpickler: no code from them is run.
         """
         states = _revive(load_states(states, "<updater states>"))
+        optimizer = self.optimizer
         if isinstance(states, tuple) and len(states) == 2:
-            self.states, self.optimizer = states
-        else:
-            self.states = states
+            states, optimizer = states
+            if not isinstance(optimizer, Optimizer):
+                raise MXNetError("updater states: the second item must be an optimizer, "
+                                 f"got {type(optimizer).__name__}")
+        if not isinstance(states, dict):
+            raise MXNetError("updater states must be a dict of index -> state, got "
+                             f"{type(states).__name__}")
+        self.states, self.optimizer = states, optimizer
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
     def get_states(self, dump_optimizer=False):
