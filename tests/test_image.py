@@ -543,3 +543,69 @@ def test_copy_make_border_errors(src, attrs, match):
     margins.update(attrs)
     with pytest.raises(MXNetError, match=match):
         mx.nd._internal._cvcopyMakeBorder(mx.nd.array(src, dtype=src.dtype), **margins)
+
+
+# ---------------------------------------------------------------- imdecode's formats
+def _encoded(fmt, mode="RGB"):
+    """A 4x5 ramp encoded by Pillow as ``fmt``."""
+    import io
+    from PIL import Image
+    arr = (np.arange(60) * 4 % 256).astype(np.uint8).reshape(4, 5, 3)
+    out = io.BytesIO()
+    Image.fromarray(arr).convert(mode).save(out, format=fmt)
+    return arr, out.getvalue()
+
+
+_EPS = (b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 5 4\n%%EndComments\n"
+        b"0 0 moveto 5 4 lineto stroke\n%%EOF\n")
+
+
+@needs_codec
+@pytest.mark.parametrize("fmt", ["PNG", "BMP", "TIFF"])
+def test_imdecode_lossless_formats_opencv_decodes(fmt):
+    """MXNet 1.9.1's OpenCV decodes JPEG, PNG, BMP and TIFF."""
+    pytest.importorskip("PIL")
+    arr, buf = _encoded(fmt)
+    np.testing.assert_array_equal(image.imdecode(buf).asnumpy(), arr)
+    np.testing.assert_array_equal(image.imdecode(buf, to_rgb=0).asnumpy(), arr[:, :, ::-1])
+
+
+@needs_codec
+@pytest.mark.parametrize("fmt,mode", [("PPM", "RGB"), ("PPM", "L"), ("WEBP", "RGB"),
+                                      ("GIF", "RGB"), ("ICO", "RGB"), ("TGA", "RGB"),
+                                      ("PCX", "RGB"), ("JPEG2000", "RGB"), ("EPS", "RGB")])
+def test_imdecode_refuses_formats_mxnet_cannot_decode(monkeypatch, fmt, mode):
+    """PPM/PGM, WebP, GIF, ... fail in MXNet 1.9.1 (its OpenCV 3.4 build has no such
+    decoder) with its message; Pillow is never asked to open them."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+    try:
+        _, buf = _encoded(fmt, mode)
+    except (OSError, KeyError) as err:  # Pillow built without that encoder
+        pytest.skip(str(err))
+    opened = []
+    real_open = Image.open
+    monkeypatch.setattr(Image, "open", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+    msg = r"Decoding failed\. Invalid image file\."
+    with pytest.raises(MXNetError, match=msg):
+        image.imdecode(buf)
+    with pytest.raises(MXNetError, match=msg):
+        mx.nd.imdecode(buf)
+    with pytest.raises(MXNetError, match=msg):
+        recordio.unpack_img(recordio.pack(recordio.IRHeader(0, 1.0, 0, 0), buf))
+    assert opened == []
+
+
+@needs_codec
+def test_imdecode_eps_never_reaches_ghostscript(monkeypatch):
+    pytest.importorskip("PIL")
+    from PIL import EpsImagePlugin
+    ran = []
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: ran.append(a))
+    monkeypatch.setattr(EpsImagePlugin.EpsImageFile, "_open",
+                        lambda self: ran.append("eps") or (_ for _ in ()).throw(OSError()))
+    with pytest.raises(MXNetError, match="Invalid image file"):
+        image.imdecode(_EPS)
+    with pytest.raises(MXNetError, match="Input cannot be an empty buffer"):
+        image.imdecode(b"")
+    assert ran == []

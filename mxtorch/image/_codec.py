@@ -40,13 +40,32 @@ def available() -> bool:
     return _cv2() is not None or _pil() is not None
 
 
+# MXNet: the OpenCV 3.4 that MXNet 1.9.1's builds link decodes JPEG, PNG, BMP and TIFF
+# only (PPM, WebP, GIF, JPEG 2000, EPS, ... fail as invalid). Pillow and a newer OpenCV
+# are given only these, so no other decoder (Pillow's EPS -> Ghostscript) ever runs.
+_SIGNATURES = ((b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"BM", "BMP"),
+               (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
+
+
+def image_format(buf: bytes, what: str) -> str:
+    """The format of encoded image ``buf`` (by signature); MXNet's error for any other."""
+    if not buf:
+        raise MXNetError("%s: Check failed: len > 0: Input cannot be an empty buffer" % what)
+    for magic, fmt in _SIGNATURES:
+        if buf.startswith(magic):
+            return fmt
+    raise MXNetError("%s: Check failed: !res.empty(): Decoding failed. Invalid image file."
+                     % what)
+
+
 def _pil_decode(buf: bytes, flag: int, what: str) -> np.ndarray:
     """Decode with Pillow to an RGB(A)/gray array shaped like OpenCV's result, in RGB order."""
     image_mod = _pil()
     if image_mod is None:
         raise MXNetError(_NO_CODEC % what)
+    fmt = image_format(buf, what)
     try:
-        img = image_mod.open(io.BytesIO(buf))
+        img = image_mod.open(io.BytesIO(buf), formats=[fmt])
         img.load()
     except Exception as err:  # noqa: BLE001 - Pillow raises many types
         raise MXNetError("%s: failed to decode image: %s" % (what, err)) from err
@@ -63,6 +82,7 @@ def decode_bgr(buf: bytes, flag: int = -1, what: str = "unpack_img") -> np.ndarr
     """``cv2.imdecode(buf, flag)``: BGR(A) channel order, 2-D for gray."""
     cv2 = _cv2()
     if cv2 is not None:
+        image_format(buf, what)
         img = cv2.imdecode(np.frombuffer(buf, dtype=np.uint8), flag)
         if img is None:
             raise MXNetError("%s: failed to decode image" % what)
