@@ -26,6 +26,14 @@ _MAGIC_BYTES = struct.pack("<I", _MAGIC)
 _MAX_RECORD = 1 << 29
 
 
+class RecordHeaderError(MXNetError, struct.error):
+    """A record shorter than its ``IRHeader`` (MXNet's Python ``unpack`` raises struct.error)."""
+
+
+class RecordFormatError(MXNetError, ValueError):
+    """A record or ``.idx`` line that is not what it claims (MXNet raises ValueError)."""
+
+
 def _encode_lrec(cflag: int, length: int) -> bytes:
     """The 8-byte record head: magic word and ``cflag << 29 | length``."""
     return _MAGIC_BYTES + struct.pack("<I", (cflag << 29) | length)
@@ -201,7 +209,11 @@ class MXRecordIO:
         """
         assert not self.writable
         self._check_pid(allow_reset=False)
-        return _read_record(self._stream)
+        start = self._stream.tell()
+        try:
+            return _read_record(self._stream)
+        except MXNetError as err:
+            raise MXNetError("%s: the record at byte %d: %s" % (self.uri, start, err)) from None
 
 
 class MXIndexedRecordIO(MXRecordIO):
@@ -243,11 +255,23 @@ class MXIndexedRecordIO(MXRecordIO):
         self.keys = []
         self.fidx = open(self.idx_path, self.flag)
         if not self.writable:
-            for line in iter(self.fidx.readline, ""):
-                fields = line.strip().split("\t")
-                key = self.key_type(fields[0])
-                self.idx[key] = int(fields[1])
+            for lineno, line in enumerate(iter(self.fidx.readline, ""), 1):
+                key, pos = self._parse_idx_line(line, lineno)
+                self.idx[key] = pos
                 self.keys.append(key)
+
+    def _parse_idx_line(self, line, lineno):
+        """``(key, byte offset)`` of one ``key\\toffset`` line of the index file."""
+        fields = line.strip().split("\t")
+        try:
+            key, pos = self.key_type(fields[0]), int(fields[1])
+        except (IndexError, ValueError, TypeError) as err:
+            raise RecordFormatError("%s, line %d: expected 'key<TAB>offset', got %r (%s)"
+                                    % (self.idx_path, lineno, line[:80], err)) from None
+        if pos < 0:
+            raise RecordFormatError("%s, line %d: negative record offset %d"
+                                    % (self.idx_path, lineno, pos))
+        return key, pos
 
     def close(self):
         """Closes the record file."""
@@ -355,9 +379,18 @@ def unpack(s):
     s : bytes
         Unpacked string.
     """
+    if len(s) < _IR_SIZE:
+        raise RecordHeaderError("unpack: a record of %d bytes is shorter than its %d-byte "
+                                "header (Check failed: size >= sizeof(header))"
+                                % (len(s), _IR_SIZE))
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
     if header.flag > 0:
+        if len(s) < 4 * header.flag:
+            raise RecordFormatError("unpack: the header announces %d float labels (%d bytes) "
+                                    "but %d bytes follow it (Check failed: content_size >= "
+                                    "sizeof(float)*header.flag)"
+                                    % (header.flag, 4 * header.flag, len(s)))
         header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
         s = s[header.flag * 4:]
     return header, s

@@ -106,3 +106,55 @@ def test_pickle_reopens(tmp_path):
     ri = recordio.MXIndexedRecordIO(idx, rec, "r")
     ri2 = pickle.loads(pickle.dumps(ri))
     assert ri2.is_open and ri2.read_idx(3) == RECORDS[3]
+
+
+# ---------------------------------------------------------------- damaged records
+def test_unpack_short_header_and_labels_raise_mxnet_errors():
+    """MXNet's Python unpack raises struct.error / ValueError here; ours are MXNetErrors
+    that are those too, with what is wrong."""
+    import struct
+    with pytest.raises(MXNetError, match="record of 3 bytes is shorter than its 24-byte"):
+        recordio.unpack(b"abc")
+    with pytest.raises(struct.error):
+        recordio.unpack(b"")
+    head = struct.pack("IfQQ", 1000, 0, 7, 0)
+    with pytest.raises(MXNetError, match="1000 float labels .4000 bytes. but 2 bytes"):
+        recordio.unpack(head + b"xx")
+    with pytest.raises(ValueError):
+        recordio.unpack_img(head + b"xx")
+    header, rest = recordio.unpack(struct.pack("IfQQ", 2, 0, 7, 0) + b"\0\0\x80?\0\0\0@tail")
+    assert header.label.tolist() == [1.0, 2.0] and rest == b"tail"
+
+
+def test_image_record_iter_names_the_file_and_record(tmp_path):
+    from mxtorch.io.image_record import ImageRecordIter
+    path = str(tmp_path / "bad.rec")
+    w = recordio.MXRecordIO(path, "w")
+    w.write(recordio.pack(recordio.IRHeader(0, 1.0, 0, 0), b"x" * 10))
+    w.write(b"short")
+    w.close()
+    with pytest.raises(MXNetError, match=r"bad\.rec, record 1: unpack: a record of 5 bytes"):
+        ImageRecordIter(path_imgrec=path, data_shape=(3, 4, 5), batch_size=1)
+    w = recordio.MXRecordIO(path, "w")
+    w.write(recordio.pack(recordio.IRHeader(0, 1.0, 9, 0), b"not an image"))
+    w.close()
+    it = ImageRecordIter(path_imgrec=path, data_shape=(3, 4, 5), batch_size=1)
+    with pytest.raises(MXNetError, match=r"bad\.rec, record 0 \(id 9\): .*Invalid image file"):
+        it.next()
+
+
+def test_truncated_file_and_bad_index_lines_name_the_file(tmp_path):
+    rec, idx, positions = _write(tmp_path, [b"abcd", b"efgh"])
+    with open(rec, "r+b") as f:
+        f.truncate(positions[1] + 6)
+    r = recordio.MXRecordIO(rec, "r")
+    assert r.read() == b"abcd"
+    with pytest.raises(MXNetError, match=r"t\.rec: the record at byte %d: .*Invalid RecordIO"
+                       % positions[1]):
+        r.read()
+    for line, what in [("0\n", "expected 'key<TAB>offset'"), ("0\tx\n", "expected"),
+                       ("0\t-4\n", "negative record offset -4")]:
+        with open(idx, "w") as f:
+            f.write("1\t0\n" + line)
+        with pytest.raises(MXNetError, match=r"t\.idx, line 2: " + what):
+            recordio.MXIndexedRecordIO(idx, rec, "r")

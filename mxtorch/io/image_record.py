@@ -95,6 +95,7 @@ class ImageRecordIter(DataIter):
         if self._dtype not in (np.float32, np.uint8, np.int8):
             raise MXNetError("ImageRecordIter: dtype must be float32, uint8 or int8, got %s"
                              % self._dtype)
+        self._path_imgrec = path_imgrec
         self._records = self._read_all(path_imgrec)
         label_shape = (batch_size,) if self.label_width == 1 else (batch_size, self.label_width)
         self.provide_data = [DataDesc(data_name, (batch_size,) + self.data_shape, self._dtype)]
@@ -108,12 +109,18 @@ class ImageRecordIter(DataIter):
         """Every (header, image bytes) of the record file."""
         reader = recordio.MXRecordIO(path, "r")
         records = []
-        while True:
-            item = reader.read()
-            if item is None:
-                break
-            records.append(recordio.unpack(item))
-        reader.close()
+        try:
+            while True:
+                item = reader.read()
+                if item is None:
+                    break
+                try:
+                    records.append(recordio.unpack(item))
+                except MXNetError as err:
+                    raise MXNetError("ImageRecordIter: %s, record %d: %s"
+                                     % (path, len(records), err)) from None
+        finally:
+            reader.close()
         if not records:
             raise MXNetError("ImageRecordIter: no records in %s" % path)
         return records
@@ -192,7 +199,11 @@ class ImageRecordIter(DataIter):
             take += [self._order[i % n] for i in range(pad)]
         for i, rec in enumerate(take):
             header, buf = self._records[rec]
-            data[i] = self._image(buf)
+            try:
+                data[i] = self._image(buf)
+            except MXNetError as err:
+                raise MXNetError("ImageRecordIter: %s, record %d (id %d): %s"
+                                 % (self._path_imgrec, rec, header.id, err)) from None
             label[i] = self._label(header)
         if pad and not self.round_batch:
             pad = 0  # MXNet 1.9.1: zero-filled tail, reported with pad=0
