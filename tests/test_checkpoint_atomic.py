@@ -433,3 +433,19 @@ def _pending_commit(d):
             if any(os.path.exists(os.path.join(d, e["tmp"])) for e in record["files"]):
                 return 1
     return 0
+
+
+def test_manifests_that_are_not_ours_or_damaged(tmp_path):
+    prefix = str(tmp_path / "m")
+    args = {"fc0_weight": mx.nd.ones((3, 4))}
+    mx.model.save_checkpoint(prefix, 1, _sym(0), args, {})
+    manifest = tmp_path / "m-0001.manifest"
+    record = json.loads(manifest.read_text())
+    manifest.write_text("a note of the user's, not JSON")  # not ours: ignored
+    assert list(mx.model.load_checkpoint(prefix, 1)[1]) == ["fc0_weight"]
+    record["files"][1]["tmp"] = "../elsewhere.tmp-1"  # ours, but pointing outside
+    manifest.write_text(json.dumps(record))
+    with pytest.raises(MXNetError, match="is malformed"):
+        mx.model.load_checkpoint(prefix, 1)
+    mx.model.save_checkpoint(prefix, 1, _sym(0), args, {})  # a new save replaces it
+    assert list(mx.model.load_checkpoint(prefix, 1)[1]) == ["fc0_weight"]

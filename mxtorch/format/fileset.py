@@ -120,7 +120,10 @@ def _roll_forward_committed(dirname, stale, names) -> None:
     for name in names:
         if not name.endswith(".manifest"):
             continue
-        entries = _read_entries(os.path.join(dirname, name))
+        try:
+            entries = _read_entries(os.path.join(dirname, name))
+        except MXNetError:  # damaged: its set is not ours to finish
+            continue
         if entries and any(e["tmp"] in stale for e in entries):
             for e in entries:
                 tmp = os.path.join(dirname, e["tmp"])
@@ -183,17 +186,27 @@ def _read_entries(manifest: str):
             record = json.loads(f.read(1 << 20).decode("utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as err:
+    except (ValueError, RecursionError):  # a file of the user's that happens to be so named
+        return None
+    except OSError as err:
         raise MXNetError(f"checkpoint manifest {manifest!r} is unreadable: {err}") from None
-    ok = isinstance(record, dict) and record.get("format") == MANIFEST_FORMAT and \
-        isinstance(record.get("files"), list) and all(
-            isinstance(e, dict) and all(isinstance(e.get(k), str) and "/" not in e[k]
-                                        and os.sep not in e[k] for k in ("name", "tmp"))
-            and isinstance(e.get("size"), int) and isinstance(e.get("sha256"), str)
-            for e in record["files"])
-    if not ok:
+    if not isinstance(record, dict) or record.get("format") != MANIFEST_FORMAT:
+        return None
+    files = record.get("files")
+    if not isinstance(files, list) or not all(_valid_entry(e) for e in files):
         raise MXNetError(f"checkpoint manifest {manifest!r} is malformed")
     return record["files"]
+
+
+def _valid_entry(e) -> bool:
+    """A member entry: a plain file name, its own temporary beside it, size and digest."""
+    if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in
+                                          ("name", "tmp", "sha256")):
+        return False
+    name = e["name"]
+    return name not in ("", ".", "..") and "/" not in name and os.sep not in name and \
+        e["tmp"].startswith(name + ".tmp-") and "/" not in e["tmp"] and \
+        os.sep not in e["tmp"] and isinstance(e.get("size"), int)
 
 
 def _matches(path: str, entry) -> bool:
