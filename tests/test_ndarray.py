@@ -511,3 +511,55 @@ def test_save_load_follow_the_shape_semantics(tmp_path):
     assert [x.shape for x in mx.nd.load(legacy)] == [(0, 4), (2, 1)]
     with pytest.raises(MXNetError, match="saved with numpy shape semantics"):
         mx.nd.load(np_file)
+
+
+def _hammer(fn, threads=4, reps=200):
+    import threading
+    workers = [threading.Thread(target=lambda: [fn() for _ in range(reps)])
+               for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+
+@pytest.mark.parametrize("kind", ["slice", "iadd", "out", "part"])
+def test_concurrent_inplace_writes_are_ordered(kind):
+    # MXNet's engine orders writes to one array: 4 threads x 200 increments give 800
+    # (torch's kernels, run concurrently on one tensor, lost most of them)
+    x = mx.nd.zeros((1000000,))
+    one = mx.nd.ones((1000000,))
+
+    def step():
+        nonlocal x
+        if kind == "slice":
+            x[:] += 1
+        elif kind == "iadd":
+            x += 1
+        elif kind == "out":
+            mx.nd.elemwise_add(x, one, out=x)
+        else:
+            x[10:500000] += 1
+    _hammer(step)
+    a = x.asnumpy()
+    if kind == "part":
+        assert (a[10:500000] == 800).all() and (a[:10] == 0).all() and (a[500000:] == 0).all()
+    else:
+        assert (a == 800).all()
+
+
+def test_concurrent_updates_and_pulls_are_ordered():
+    # optimizer updates of one weight and kvstore pushes to one key from several threads
+    w = mx.nd.zeros((200000,))
+    g = mx.nd.ones((200000,))
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=1.0, wd=0.0,
+                                                        rescale_grad=1.0))
+    _hammer(lambda: updater(0, g, w), reps=100)
+    assert (w.asnumpy() == -400).all()
+    kv = mx.kv.create("local")
+    kv.init(3, mx.nd.zeros((200000,)))
+    kv._set_updater(lambda key, grad, stored: stored.__iadd__(grad))
+    _hammer(lambda: kv.push(3, mx.nd.ones((200000,))), reps=50)
+    out = mx.nd.empty((200000,))
+    kv.pull(3, out=out)
+    assert (out.asnumpy() == 200).all()

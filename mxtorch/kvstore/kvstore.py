@@ -6,6 +6,7 @@ import torch
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
+from ..ndarray.ordering import WRITES
 from .base import KVStoreBase
 
 __all__ = ["KVStore"]
@@ -203,13 +204,14 @@ class KVStore(KVStoreBase):
         keys, vals, use_str = _key_value(key, value)
         self._set_key_type(use_str)
         for k, group in _group(keys, vals):
-            stored = self._stored(k)
-            merged = self._reduce(k, group, stored)
-            if self._updater is not None:
-                self._updater(self._updater_key(k), merged, stored)
-            else:
-                with torch.no_grad():
-                    stored._t.copy_(merged._t)
+            with WRITES:   # MXNet: pushes and pulls of one key are ordered
+                stored = self._stored(k)
+                merged = self._reduce(k, group, stored)
+                if self._updater is not None:
+                    self._updater(self._updater_key(k), merged, stored)
+                else:
+                    with torch.no_grad():
+                        stored._t.copy_(merged._t)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Pull a single value or a sequence of values from the store into ``out``.
@@ -229,7 +231,7 @@ class KVStore(KVStoreBase):
         for k, o in zip(keys, outs):
             stored = self._stored(k)
             self._check_shape(k, o, stored)
-            with torch.no_grad():
+            with WRITES, torch.no_grad():
                 o._t.copy_(stored._t)
 
     def pushpull(self, key, value, out=None, priority=0):

@@ -21,6 +21,7 @@ from ..ops import intgrad as _intgrad
 from ..ops import tuning as _tuning
 from ..ops.registry import OpDef as _OpDef
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
+from .ordering import WRITES as _WRITES
 
 __all__ = ["NDArray", "array", "empty", "invoke", "waitall", "from_numpy", "from_dlpack",
            "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -199,16 +200,17 @@ class NDArray:
                 return other
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
-            dst = other._t
-            # MXNet records the copy: the target's value depends on self. torch cannot
-            # record a write into an attached array or a view of one: those are not recorded.
-            if _STATE.recording and self._t.requires_grad and (
-                    not dst.requires_grad or not (dst.is_leaf or dst._is_view())):
-                dst.copy_(self._t)
-            else:
-                with torch.no_grad():
+            with _WRITES:
+                dst = other._t
+                # MXNet records the copy: the target's value depends on self. torch cannot
+                # record a write into an attached array or a view of one: not recorded.
+                if _STATE.recording and self._t.requires_grad and (
+                        not dst.requires_grad or not (dst.is_leaf or dst._is_view())):
                     dst.copy_(self._t)
-            return other
+                else:
+                    with torch.no_grad():
+                        dst.copy_(self._t)
+                return other
         if isinstance(other, Context):
             return _wrap(copied(self._t, device=other.torch_device), other)
         raise TypeError(f"copyto does not support type {type(other)}")
@@ -356,7 +358,8 @@ class NDArray:
 
     def __setitem__(self, key, value) -> None:
         from .indexing import setitem
-        setitem(self, key, value)
+        with _WRITES:
+            setitem(self, key, value)
 
     # ------------------------------------------------------------------ arithmetic
     # The binary operators are made by _binary_method (below the class): each is one
@@ -381,24 +384,30 @@ class NDArray:
         return _not_equal(self, other)
 
     def __iadd__(self, other):
-        return _inplace(self, self + other)
+        with _WRITES:   # MXNet: writes to one array are ordered (ordering.py)
+            return _inplace(self, self + other)
 
     def __isub__(self, other):
-        return _inplace(self, self - other)
+        with _WRITES:
+            return _inplace(self, self - other)
 
     def __imul__(self, other):
-        return _inplace(self, self * other)
+        with _WRITES:
+            return _inplace(self, self * other)
 
     def __itruediv__(self, other):
-        return _inplace(self, self / other)
+        with _WRITES:
+            return _inplace(self, self / other)
 
     __idiv__ = __itruediv__
 
     def __imod__(self, other):
-        return _inplace(self, self % other)
+        with _WRITES:
+            return _inplace(self, self % other)
 
     def __ipow__(self, other):
-        return _inplace(self, self ** other)
+        with _WRITES:
+            return _inplace(self, self ** other)
 
     def __matmul__(self, other):
         return invoke("dot", [self, other], {})
@@ -635,13 +644,18 @@ del _name, _array_op, _scalar_op, _reflected, _method
 
 
 # ---------------------------------------------------------------------- dispatch
-def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context | None = None):
+def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context | None = None,
+           _held: bool = False):
     """Run a registered operator imperatively on NDArrays.
 
     This is the single path from ``mx.nd`` to the registry: parse attributes (cached),
     call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
-    It is the hot path of imperative code, so it is kept flat.
+    It is the hot path of imperative code, so it is kept flat. A call with ``out=``
+    holds the write lock from reading its inputs to writing ``out`` (ordering.py).
     """
+    if out is not None and not _held:
+        with _WRITES:
+            return invoke(op, inputs, kwargs, out, ctx, True)
     ent = _RESOLVED.get(op) or _resolve(op)  # keyed by name or by OpDef
     opdef, plain, dflt, work = ent
     attrs = dflt if not kwargs and dflt is not None else opdef.parse_attrs(kwargs)

@@ -28,6 +28,7 @@ from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import Context, context_of_device, current_context
 from ..ndarray.ndarray import NDArray, copied
+from ..ndarray.ordering import WRITES
 from ..ops.tensor_util import torch_dtype, torch_to_np_dtype, unshared
 
 __all__ = ["ndarray", "wrap", "as_np_ndarray", "to_tensor", "np_op", "empty", "array",
@@ -345,6 +346,10 @@ class ndarray(NDArray):  # noqa: N801 - MXNet's name
         return wrap(t, self._ctx)
 
     def __setitem__(self, key, value) -> None:
+        with WRITES:   # MXNet: writes to one array are ordered (ndarray/ordering.py)
+            self._setitem(key, value)
+
+    def _setitem(self, key, value) -> None:
         key, flips = _normalize_key(key, self._t.shape)
         t = self._t
         v = value._t if isinstance(value, NDArray) else (

@@ -6,6 +6,7 @@ from typing import Any
 from ..base import MXNetError
 from ..format.pickle_safe import LRSchedulerState, OptimizerState, dump_states, load_states
 from ..ndarray import NDArray
+from ..ndarray.ordering import WRITES
 from .base import Optimizer
 
 __all__ = ["Updater", "get_updater"]
@@ -76,6 +77,10 @@ class Updater:
 
     def __call__(self, index, grad, weight):
         """Updates weight given gradient and index (single values or lists)."""
+        with WRITES:   # MXNet: updates of one weight from several threads are ordered
+            self._update(index, grad, weight)
+
+    def _update(self, index, grad, weight):
         if not isinstance(index, (list, tuple)):
             indices, grads, weights = [index], [grad], [weight]
         else:
