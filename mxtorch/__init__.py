@@ -2,7 +2,7 @@
 
 ``import mxtorch as mx`` and MXNet code runs unchanged.
 """
-from .libinfo import __version__
+from .libinfo import __version__, __mxtorch_version__
 
 from . import base
 from . import libinfo

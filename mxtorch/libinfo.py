@@ -18,10 +18,13 @@ import logging
 import os
 import platform
 
-__all__ = ["find_lib_path", "find_include_path", "find_conf_path", "__version__"]
+__all__ = ["find_lib_path", "find_include_path", "find_conf_path", "__version__",
+           "__mxtorch_version__"]
 
-# the mxtorch release (``mx.__version__`` is this value)
-__version__ = "0.1.0"
+# MXNet: ``mx.__version__`` is the version of MXNet's API (packages built on MXNet check
+# it: GluonCV wants >=1.4.0,<2.0.0); mxtorch's own release is ``__mxtorch_version__``
+__version__ = "1.9.1"
+__mxtorch_version__ = "0.1.0"
 
 # torch's native libraries that compute mxtorch's operators, in order of importance
 _TORCH_LIBS = ("torch_cpu", "torch_cuda", "torch", "c10", "c10_cuda")

@@ -159,7 +159,7 @@ def test_info_lists_versions_devices_and_extras(capsys):
     import torch
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    assert f"mxtorch  {mx.__version__}" in out
+    assert f"mxtorch  {mx.__mxtorch_version__} (MXNet API 1.9.1)" in out
     assert f"torch    {torch.__version__}" in out
     assert f"numpy    {np.__version__}" in out
     assert "cpu(0):" in out

@@ -96,7 +96,9 @@ def test_get_output_shape():
 
 # ---------------------------------------------------------------- mx.libinfo
 def test_version():
-    assert mx.__version__ == libinfo.__version__ == "0.1.0"
+    # MXNet's API version (what packages built on MXNet check); mxtorch's own release apart
+    assert mx.__version__ == libinfo.__version__ == "1.9.1"
+    assert mx.__mxtorch_version__ == libinfo.__mxtorch_version__ == "0.1.0"
 
 
 def test_find_lib_path_gives_torch_libraries(monkeypatch):
