@@ -270,8 +270,8 @@ def load_checkpoint(prefix, epoch):
 
 
 def _load_checkpoint_set(prefix, epoch, states=False):
-    """``(symbol, arg_params, aux_params, states_path)`` of one checkpoint, checked to
-    belong together; ``states_path`` (the ``.states`` file to read) only when ``states``."""
+    """``(symbol, arg_params, aux_params, states)`` of one checkpoint, checked to belong
+    together; ``states``, only when asked for, is ``(path, bytes)`` of its ``.states``."""
     sym_name = f"{prefix}-symbol.json"
     param_name = "%s-%04d.params" % (prefix, epoch)
     state_name = "%s-%04d.states" % (prefix, epoch)
@@ -279,7 +279,11 @@ def _load_checkpoint_set(prefix, epoch, states=False):
     def load(files):
         symbol = sym.load(files.path(sym_name, strict=False))
         arg_params, aux_params = _split_params(files.path(param_name), param_name)
-        return symbol, arg_params, aux_params, files.path(state_name) if states else None
+        if not states:
+            return symbol, arg_params, aux_params, None
+        path = files.path(state_name)
+        with open(path, "rb") as f:  # read now: a later save may replace the file
+            return symbol, arg_params, aux_params, (path, f.read())
 
     return load_set(_checkpoint_manifest(prefix, epoch), load)
 

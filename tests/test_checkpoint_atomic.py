@@ -357,14 +357,16 @@ class _Kinds:
 KINDS = ("module", "model", "export", "save_parameters", "trainer_states")
 
 
-def _writer(kinds, kind, start, fd):
+def _writer(kinds, kind, start, fd, pause=0.0):
     """Child: save k = start, start+1, ... forever, reporting each finished k on ``fd``."""
     k = start
     try:
+        os.write(fd, b"s\n")  # started: the kill delay counts from here
         while True:
             kinds.save(kind, k)
             os.write(fd, b"%d\n" % k)
             k += 1
+            time.sleep(pause)
     finally:
         os._exit(1)
 
@@ -377,17 +379,17 @@ def _kill_trial(kinds, kind, start, delay):
         os.close(rfd)
         _writer(kinds, kind, start, wfd)
     os.close(wfd)
+    done = os.read(rfd, 2)
     time.sleep(delay)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    done = b""
     while True:
         chunk = os.read(rfd, 65536)
         if not chunk:
             break
         done += chunk
     os.close(rfd)
-    finished = [int(x) for x in done.split()]
+    finished = [int(x) for x in done.split()[1:]]
     return finished[-1] if finished else start - 1
 
 
@@ -398,7 +400,7 @@ def test_kill_writers_at_random_points(tmp_path, capsys):
     killed ones left."""
     rng = random.Random(32)
     kinds = _Kinds(str(tmp_path))
-    trials, report = 24, {}
+    trials, report = 40, {}
     for kind in KINDS:
         t0 = time.perf_counter()
         for k in (1, 2, 3):
@@ -449,3 +451,54 @@ def test_manifests_that_are_not_ours_or_damaged(tmp_path):
         mx.model.load_checkpoint(prefix, 1)
     mx.model.save_checkpoint(prefix, 1, _sym(0), args, {})  # a new save replaces it
     assert list(mx.model.load_checkpoint(prefix, 1)[1]) == ["fc0_weight"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a writer")
+def test_reader_beside_a_live_writer_sees_whole_sets(tmp_path):
+    """Loads while another process saves every few milliseconds: each one is a whole
+    set (a load that overlaps a commit is retried)."""
+    kinds = _Kinds(str(tmp_path))
+    kinds.save("module", 1)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        _writer(kinds, "module", 2, wfd, pause=0.005)
+    os.close(wfd)
+    seen, saved = [], b""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no part may look foreign to its set
+            while saved.count(b"\n") < 9 and len(seen) < 400:
+                seen.append(_check_module(os.path.join(str(tmp_path), "mod")))
+                os.set_blocking(rfd, False)
+                try:
+                    saved += os.read(rfd, 65536)
+                except BlockingIOError:
+                    pass
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(rfd)
+    assert seen == sorted(seen) and len(set(seen)) > 1, seen
+
+
+def test_bucketing_module_checkpoint_is_a_set(tmp_path):
+    def sym_gen(key):
+        data = mx.sym.Variable("data")
+        fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+        return mx.sym.SoftmaxOutput(fc, name="softmax"), ("data",), ("softmax_label",)
+
+    prefix = str(tmp_path / "b")
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
+    mod.bind(data_shapes=[("data", (2, 4))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params(mx.init.Constant(0.5))
+    mod.save_checkpoint(prefix, 1)
+    record = json.loads((tmp_path / "b-0001.manifest").read_text())
+    assert [e["name"] for e in record["files"]] == ["b.buckets", "b-5-symbol.json",
+                                                    "b-0001.params"]
+    mod2 = mx.mod.BucketingModule.load(prefix, 1, sym_gen=sym_gen, default_bucket_key=5)
+    assert mod2._curr_module._arg_params["fc_weight"].asnumpy().tolist() == [[0.5] * 4] * 3
+    (tmp_path / "b-0001.params").write_bytes((tmp_path / "b-0001.params").read_bytes()[:-4])
+    with pytest.raises(MXNetError, match=r"b-0001\.params.*does not belong"):
+        mx.mod.BucketingModule.load(prefix, 1, sym_gen=sym_gen, default_bucket_key=5)

@@ -231,6 +231,8 @@ class SetView:
 
     def __init__(self, manifest: str):
         self.manifest = manifest
+        self.warnings: list = []  # given out by load_set once the read is known whole
+        self.used_temporaries = False
         entries = _read_entries(manifest)
         self._entries = None if entries is None else {e["name"]: e for e in entries}
 
@@ -241,19 +243,23 @@ class SetView:
         entry = self._entries.get(os.path.basename(name))
         if entry is None:  # saved on its own, never claimed to belong to this set
             if strict and os.path.exists(name):
-                warnings.warn(f"{name!r} is not part of the checkpoint {self.manifest!r} "
-                              "(it was saved separately); loading it as it is", stacklevel=3)
+                self.warnings.append(f"{name!r} is not part of the checkpoint "
+                                     f"{self.manifest!r} (it was saved separately); "
+                                     "loading it as it is")
             return name
         if _matches(name, entry):
             return name
         tmp = os.path.join(os.path.dirname(self.manifest), entry["tmp"])
         if _matches(tmp, entry):
+            self.used_temporaries = True  # the writer may rename it away before it is read
             return tmp
+        if _matches(name, entry):  # the writer renamed it into place between the checks
+            return name
         if strict:
             raise MXNetError(f"checkpoint: {name!r} does not belong to the set recorded in "
                              f"{self.manifest!r} (missing, or replaced after that save)")
-        warnings.warn(f"{name!r} was rewritten after the checkpoint {self.manifest!r} was "
-                      "saved; loading it as it is now", stacklevel=3)
+        self.warnings.append(f"{name!r} was rewritten after the checkpoint "
+                             f"{self.manifest!r} was saved; loading it as it is now")
         return name
 
 
@@ -269,12 +275,16 @@ def load_set(manifest: str, loader, attempts: int = 5):
     """``loader(SetView(manifest))``, retried while a writer commits a new set."""
     for attempt in range(attempts):
         before = _manifest_bytes(manifest)
+        view = SetView(manifest)
         try:
-            result = loader(SetView(manifest))
+            result = loader(view)
         except (OSError, MXNetError):
-            if attempt + 1 == attempts or _manifest_bytes(manifest) == before:
+            if attempt + 1 == attempts or (_manifest_bytes(manifest) == before
+                                           and not view.used_temporaries):
                 raise
             continue
         if _manifest_bytes(manifest) == before:
+            for message in view.warnings:
+                warnings.warn(message, stacklevel=3)
             return result
     raise MXNetError(f"checkpoint {manifest!r} kept changing while it was read")

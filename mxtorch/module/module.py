@@ -99,6 +99,7 @@ class Module(BaseModule):
         self._update_on_kvstore = None
         self._updater = None
         self._preload_opt_states = None
+        self._preload_opt_blob = None
         self._grad_req = None
         self._exec_group = None
         self._data_shapes = None
@@ -130,9 +131,9 @@ class Module(BaseModule):
         mod._aux_params = auxs
         mod.params_initialized = True
         if load_optimizer_states:
-            # the .states file checked to belong with these params (or the committed
-            # temporary standing in for it when that save was interrupted)
-            mod._preload_opt_states = states
+            # the .states checked to belong with these params, read with them (its path
+            # is the committed temporary standing in for it when that save was cut short)
+            mod._preload_opt_states, mod._preload_opt_blob = states
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
@@ -470,8 +471,14 @@ class Module(BaseModule):
 
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
-            self._preload_opt_states = None
+            updater = getattr(self._kvstore, '_updater', None) if self._update_on_kvstore \
+                else self._updater
+            blob = getattr(self, '_preload_opt_blob', None)
+            if blob is not None and updater is not None:
+                updater.set_states(blob)
+            else:
+                self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = self._preload_opt_blob = None
 
     def _make_optimizer(self, optimizer, optimizer_params, rescale_grad, update_on_kvstore):
         """Create (or check) the optimizer, with its index -> parameter name map."""
