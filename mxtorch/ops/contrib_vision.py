@@ -99,8 +99,8 @@ def _resize_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
 register(OpDef(
     "_contrib_BilinearResize2D", _bilinear_resize, infer_shape=_resize_infer_shape,
     inputs=lambda attrs: ["data", "like"] if attrs.mode == "like" else ["data"],
-    params=[Int("height", 1, "output height (mode 'size', without scales)"),
-            Int("width", 1, "output width (mode 'size', without scales)"),
+    params=[Int("height", 1, "output height (mode 'size', without scales)", lower=1),
+            Int("width", 1, "output width (mode 'size', without scales)", lower=1),
             OptFloat("scale_height", None, "sampling scale of the height"),
             OptFloat("scale_width", None, "sampling scale of the width"),
             Enum("mode", _RESIZE_MODES, "size", "how the output size is chosen"),

@@ -613,7 +613,7 @@ def _add_n(attrs, *arrays: torch.Tensor) -> torch.Tensor:
     return out
 
 
-register(OpDef("add_n", _add_n, params=[Int("num_args")], key_var_num_args="num_args",
+register(OpDef("add_n", _add_n, params=[Int("num_args", lower=1)], key_var_num_args="num_args",
                inputs=lambda attrs: [f"arg{i}" for i in range(attrs.num_args)],
                aliases=("ElementWiseSum", "_sparse_ElementWiseSum", "_sparse_add_n"),
                infer_shape=same_shape_infer, doc="Sum of all the input arrays."))

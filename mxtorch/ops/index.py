@@ -88,7 +88,8 @@ def _embedding_infer_type(attrs, types):
 
 register(OpDef(
     "Embedding", _embedding_compute, inputs=("data", "weight"),
-    params=[Int("input_dim"), Int("output_dim"),
+    params=[Int("input_dim", doc="Vocabulary size of the input indices.", lower=1),
+            Int("output_dim", doc="Dimension of the embedding vectors.", lower=1),
             Dtype("dtype", "float32", choices=_ALL_DTYPES), Bool("sparse_grad", False)],
     infer_shape=_embedding_infer_shape, infer_type=_embedding_infer_type,
     doc="Map integer indices to rows of ``weight`` (input_dim, output_dim).\n\nParameters\n"
@@ -97,7 +98,8 @@ register(OpDef(
         "sparse_grad : bool, optional"))
 register(OpDef(
     "_contrib_SparseEmbedding", _embedding_compute, inputs=("data", "weight"),
-    params=[Int("input_dim"), Int("output_dim"),
+    params=[Int("input_dim", doc="Vocabulary size of the input indices.", lower=1),
+            Int("output_dim", doc="Dimension of the embedding vectors.", lower=1),
             Dtype("dtype", "float32", choices=_ALL_DTYPES), Bool("sparse_grad", False)],
     infer_shape=_embedding_infer_shape, infer_type=_embedding_infer_type,
     # MXNet: Embedding whose weight gradient has row_sparse storage (deprecated there);

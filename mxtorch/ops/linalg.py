@@ -165,7 +165,7 @@ def _khatri_rao_compute(attrs, *mats):
 
 
 register(OpDef(
-    "khatri_rao", _khatri_rao_compute, params=[Int("num_args")],
+    "khatri_rao", _khatri_rao_compute, params=[Int("num_args", lower=1)],
     inputs=lambda a: [f"arg{i}" for i in range(a.num_args)], key_var_num_args="num_args",
     doc="Column-wise Khatri-Rao product of matrices (M_i, N) -> (prod M_i, N).\n\n"
         "Parameters\n----------\n*args : NDArray\n    Input matrices."))

@@ -189,7 +189,8 @@ register(OpDef(
     params=[Float("grad_scale", 1.0), Float("ignore_label", -1.0),
             Bool("multi_output", False), Bool("use_ignore", False),
             Bool("preserve_shape", False), Enum("normalization", _NORMS, "null"),
-            Bool("out_grad", False), Float("smooth_alpha", 0.0)],
+            Bool("out_grad", False),
+            Float("smooth_alpha", 0.0, "Label smoothing constant", 0.0, 1.0)],
     inputs=("data", "label"), infer_shape=_softmax_output_shape, infer_type=same_type_infer,
     doc="""Computes the gradient of cross entropy loss with respect to softmax output.
 
@@ -545,8 +546,9 @@ def _kl_shape(attrs: Any, in_shapes: list):
 register(OpDef(
     "IdentityAttachKLSparseReg", _kl_sparse_reg, inputs=("data", "moving_avg"),
     aux=("moving_avg",), infer_shape=_kl_shape,
-    params=[Float("sparseness_target", 0.1), Float("penalty", 0.001),
-            Float("momentum", 0.9)],
+    params=[Float("sparseness_target", 0.1, lower=0.0, upper=1.0),
+            Float("penalty", 0.001, lower=0.0, upper=1.0),
+            Float("momentum", 0.9, lower=0.0, upper=1.0)],
     doc="""Apply a sparse regularization to the output of a sigmoid activation function.
 
 Forward is the identity. Backward adds

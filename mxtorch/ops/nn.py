@@ -150,7 +150,8 @@ def _fill_fc_data(attrs: Any, data: tuple, in_dim: int) -> tuple:
 
 register(OpDef(
     "FullyConnected", _fc_compute, work=tuning.dense,
-    params=[Int("num_hidden"), Bool("no_bias", False), Bool("flatten", True)],
+    params=[Int("num_hidden", doc="Number of hidden nodes of the output.", lower=1),
+            Bool("no_bias", False), Bool("flatten", True)],
     inputs=_fc_inputs, infer_shape=_fc_infer_shape, infer_type=same_type_infer,
     doc="Applies a linear transformation: Y = X W^T + b.\n\n"
         "With ``flatten=True`` all axes but the first are collapsed; with ``flatten=False``\n"
@@ -292,7 +293,9 @@ def _conv_params(workspace: int, no_bias: bool) -> list:
     """The attributes Convolution and Deconvolution share."""
     return [
         Shape("kernel"), Shape("stride", ()), Shape("dilate", ()), Shape("pad", ()),
-        Int("num_filter"), Int("num_group", 1), Int("workspace", workspace),
+        Int("num_filter", doc="Convolution filter(channel) number", lower=1),
+        Int("num_group", 1),
+        Int("workspace", workspace, "Maximum temporary workspace (MB)", lower=0, wide=True),
         Bool("no_bias", no_bias),
         Enum("cudnn_tune", _CUDNN_TUNE, None, optional=True),
         Bool("cudnn_off", False),

@@ -49,7 +49,7 @@ def _dropout(attrs: Any, data: torch.Tensor, *, is_train: bool) -> torch.Tensor:
 
 register(OpDef(
     "Dropout", _dropout,
-    params=[Float("p", 0.5, "Fraction of the input that gets dropped out"),
+    params=[Float("p", 0.5, "Fraction of the input that gets dropped out", 0.0, 1.0),
             Enum("mode", ("always", "training"), "training",
                  "Drop only in training, or always"),
             Shape("axes", (), "Axes along which the mask is shared (variational dropout)"),
@@ -276,13 +276,13 @@ def _upsampling_infer(attrs: Any, in_shapes: list):
 
 register(OpDef(
     "UpSampling", _upsampling,
-    params=[Int("scale", doc="Up sampling scale"),
+    params=[Int("scale", doc="Up sampling scale", lower=1),
             Int("num_filter", 0, "Number of channels (bilinear only)"),
             Enum("sample_type", ("bilinear", "nearest"), doc="Upsampling method"),
             Enum("multi_input_mode", ("concat", "sum"), "concat",
                  "How to combine several inputs"),
-            Int("num_args", 1, "Number of inputs"),
-            Int("workspace", 512, "Ignored")],
+            Int("num_args", 1, "Number of inputs", lower=1),
+            Int("workspace", 512, "Ignored", lower=0, wide=True)],
     inputs=_upsampling_inputs, key_var_num_args="num_args", infer_shape=_upsampling_infer,
     input_inits={"weight": '["bilinear", {}]'},
     doc="""Upsample 4-D inputs by an integer ``scale``.
@@ -418,7 +418,7 @@ def _roi_pooling(attrs: Any, data: torch.Tensor, rois: torch.Tensor) -> torch.Te
 register(OpDef(
     "ROIPooling", _roi_pooling,
     params=[Shape("pooled_size", doc="ROI pooling output shape (h, w)"),
-            Float("spatial_scale", doc="Feature map size / image size")],
+            Float("spatial_scale", doc="Feature map size / image size", lower=0.0, upper=1.0)],
     inputs=("data", "rois"), output_names=["output", "maxidx"], total_outputs=2,
     doc="""Region-of-interest max pooling (Fast R-CNN).
 

@@ -211,7 +211,8 @@ _reg("rmspropalex_update", _rmspropalex, ["weight", "grad", "n", "g", "delta"],
 _reg("ftrl_update", _ftrl, ["weight", "grad", "z", "n"],
      _common(Float("lamda1", 0.01), Float("beta", 1.0)), "Update function for Ftrl optimizer.")
 _reg("ftml_update", _ftml, ["weight", "grad", "d", "v", "z"],
-     [Float("lr"), Float("beta1", 0.6), Float("beta2", 0.999), Float("epsilon", 1e-8),
+     [Float("lr"), Float("beta1", 0.6, lower=0.0, upper=1.0),
+      Float("beta2", 0.999, lower=0.0, upper=1.0), Float("epsilon", 1e-8),
       Int("t"), Float("wd", 0.0), Float("rescale_grad", 1.0), Float("clip_grad", -1.0)],
      "The FTML optimizer.")
 _reg("_contrib_group_adagrad_update", _group_adagrad, ["weight", "grad", "history"],

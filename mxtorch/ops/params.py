@@ -7,12 +7,13 @@ Each parser accepts what MXNet's C++ parameter parser accepts (see MXNET_FORMATS
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from ..base import MXNetError, dtype_name, dtype_np
+from ..base import MXNetError, attr_to_str, dtype_name, dtype_np
 
 __all__ = ["Param", "REQUIRED", "Int", "Float", "Bool", "Str", "Enum", "Shape", "IntOrShape",
            "OptInt", "OptFloat", "OptBool", "OptShape", "Dtype", "OptDtype", "Any_",
@@ -28,43 +29,75 @@ REQUIRED = _Required()
 
 
 class _AttrError(ValueError):
-    pass
+    """A value the attribute's type cannot parse (MXNet's "Invalid Parameter format")."""
+
+
+class _ValueError(_AttrError):
+    """A value refused with its own message: ``describe(name, text)`` writes it."""
+
+    def __init__(self, describe: Callable[[str, str], str]):
+        super().__init__()
+        self.describe = describe
+
+
+# MXNet: C++ ``int`` attributes (index_t too: 1.9.1 builds without 64-bit indices)
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+_INT64 = (-2 ** 63, 2 ** 64 - 1)   # int64_t and uint64_t fields (``workspace``)
+_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*\Z")
+_FLOAT_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?|inf(inity)?|nan)",
+                         re.IGNORECASE)
 
 
 def _literal(text: str) -> Any:
     try:
         return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError) as err:
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as err:
         raise _AttrError(f"cannot parse {text!r}") from err
 
 
-def _to_int(value: Any) -> int:
-    if isinstance(value, str):
-        value = _literal(value)
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    raise _AttrError(f"expected an integer, got {value!r}")
+def _int_parser(limits: tuple[int, int]) -> Callable[[Any], int]:
+    """MXNet's integer parse: decimal digits only (no ``4.0``, ``1e3``, ``True``), in range."""
+    def parse(value: Any) -> int:
+        if isinstance(value, str):
+            if len(value) > 64 or not _INT_TEXT.match(value):
+                raise _AttrError()
+            value = int(value)
+        elif isinstance(value, (int, np.integer, bool, np.bool_)):
+            value = int(value)
+        elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+            # MXNet: str(4.0) and str(True) fail its parser; here a Python 4.0 or True is
+            # taken as 4 or 1, since attribute sets are cached by value (4.0 == 4 == ...)
+            value = int(value)
+        else:
+            raise _AttrError()
+        if not limits[0] <= value <= limits[1]:
+            raise _AttrError()
+        return value
+    return parse
+
+
+_to_int = _int_parser(_INT32)
 
 
 def _to_float(value: Any) -> float:
     if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("inf", "+inf", "infinity"):
-            return float("inf")
-        if text in ("-inf", "-infinity"):
-            return float("-inf")
-        if text == "nan":
-            return float("nan")
-        value = _literal(value)
+        match = _FLOAT_TEXT.match(value)
+        if match is None:
+            raise _AttrError()
+        rest = value[match.end():].strip()
+        if rest:
+            raise _ValueError(lambda name, text: "Some trailing characters could not be "
+                              f"parsed: '{rest}'")
+        out = float(match.group(0))
+        if out in (float("inf"), float("-inf")) and "inf" not in value.lower():
+            raise _ValueError(lambda name, text: f"Out of range value for {name}, "
+                              f"value='{text}'")
+        return out
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, (bool, np.bool_)):
         return float(value)
-    raise _AttrError(f"expected a number, got {value!r}")
+    raise _AttrError()
 
 
 def _to_bool(value: Any) -> bool:
@@ -75,9 +108,11 @@ def _to_bool(value: Any) -> bool:
         if text in ("False", "false", "0"):
             return False
         raise _AttrError(f"expected a boolean, got {value!r}")
-    if isinstance(value, (bool, np.bool_, int, np.integer)):
+    if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise _AttrError(f"expected a boolean, got {value!r}")
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise _AttrError()
 
 
 def _to_shape(value: Any, allow_none: bool = True) -> tuple:
@@ -116,7 +151,11 @@ def _is_none(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Param:
-    """One typed attribute of an operator."""
+    """One typed attribute of an operator.
+
+    ``lower``/``upper`` are MXNet's bounds on the value (``set_lower_bound``,
+    ``set_range``), checked after parsing; None is no bound.
+    """
 
     name: str
     parse: Callable[[Any], Any]
@@ -124,14 +163,49 @@ class Param:
     doc: str = ""
     type_name: str = ""
     choices: tuple = field(default=())
+    lower: Any = None
+    upper: Any = None
 
     def convert(self, op_name: str, value: Any) -> Any:
+        """Parse ``value`` (a Python value or MXNet's string), refusing as MXNet does."""
         try:
-            return self.parse(value)
-        except (_AttrError, TypeError, ValueError) as err:
-            extra = f" (expected one of {list(self.choices)})" if self.choices else ""
-            raise MXNetError(f"Invalid value {value!r} for attribute '{self.name}' of operator "
-                             f"{op_name}: {err}{extra}") from None
+            out = self.parse(value)
+        except (_AttrError, TypeError, ValueError, OverflowError) as err:
+            raise MXNetError(f"{self._refusal(err, value)}, in operator {op_name}") from None
+        if out is not None and (self.lower is not None or self.upper is not None):
+            self._check_bounds(op_name, out)
+        return out
+
+    def _refusal(self, err: Exception, value: Any) -> str:
+        text = attr_to_str(value)
+        if isinstance(err, _ValueError):
+            return err.describe(self.name, text)
+        if self.choices and self.type_name == "enum":
+            valid = ", ".join(f"'{c}'" for c in sorted(self.choices))
+            return f"Invalid Input: '{text}' for {self.name}, valid values are: {{{valid}}}"
+        return (f"Invalid Parameter format for {self.name} expect {self.type_name} but "
+                f"value='{text}'")
+
+    def _check_bounds(self, op_name: str, out: Any) -> None:
+        lo, hi = self.lower, self.upper
+        if not ((lo is not None and out < lo) or (hi is not None and out > hi)):
+            return   # MXNet: NaN passes (no comparison fails)
+        if lo is not None and hi is not None:
+            why = f"exceed bound [{_num(lo)},{_num(hi)}]"
+        elif lo is not None:
+            why = f"should be greater equal to {_num(lo)}"
+        else:
+            why = f"should be less equal to {_num(hi)}"
+        doc = f"\n{self.name}: {self.doc}" if self.doc else ""
+        raise MXNetError(f"value {_num(out)} for Parameter {self.name} {why}{doc}, in "
+                         f"operator {op_name}")
+
+
+def _num(value: Any) -> str:
+    """A bound or value as C++ streams print it (1.0 as 1)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _optional(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -140,12 +214,17 @@ def _optional(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return parse_opt
 
 
-def Int(name: str, default: Any = REQUIRED, doc: str = "") -> Param:
-    return Param(name, _to_int, default, doc, "int")
+def Int(name: str, default: Any = REQUIRED, doc: str = "", lower: int | None = None,
+        upper: int | None = None, wide: bool = False) -> Param:
+    """A C++ ``int`` attribute (``wide``: int64_t/uint64_t), with MXNet's bounds."""
+    return Param(name, _int_parser(_INT64 if wide else _INT32), default, doc, "int",
+                 lower=lower, upper=upper)
 
 
-def Float(name: str, default: Any = REQUIRED, doc: str = "") -> Param:
-    return Param(name, _to_float, default, doc, "float")
+def Float(name: str, default: Any = REQUIRED, doc: str = "", lower: float | None = None,
+          upper: float | None = None) -> Param:
+    """A float attribute, with MXNet's bounds (``set_range(lower, upper)``)."""
+    return Param(name, _to_float, default, doc, "float", lower=lower, upper=upper)
 
 
 def Bool(name: str, default: Any = REQUIRED, doc: str = "") -> Param:

@@ -290,7 +290,8 @@ def _rnn_infer_type(attrs: Any, types: list):
 register(OpDef(
     "RNN", _rnn_compute, work=tuning.rnn, deterministic=False,   # MXNet: stateful
     params=[Int("state_size"), Int("num_layers"), Bool("bidirectional", False),
-            Enum("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")), Float("p", 0.0),
+            Enum("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")),
+            Float("p", 0.0, "Dropout rate between layers", 0.0, 1.0),
             Bool("state_outputs", False), OptInt("projection_size", None),
             OptFloat("lstm_state_clip_min", None), OptFloat("lstm_state_clip_max", None),
             Bool("lstm_state_clip_nan", False), Bool("use_sequence_length", False)],

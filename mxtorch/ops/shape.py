@@ -365,7 +365,8 @@ def _concat_infer(attrs, shapes, out_shapes=None):
 
 register(OpDef(
     "Concat", _concat_compute, aliases=("concat",), inputs=_var_inputs,
-    key_var_num_args="num_args", params=[Int("num_args"), Int("dim", 1)],
+    key_var_num_args="num_args",
+    params=[Int("num_args", doc="Number of inputs to be concated.", lower=1), Int("dim", 1)],
     infer_shape=_concat_infer, infer_type=same_type_infer,
     doc="Join the inputs along axis ``dim``."))
 
@@ -400,7 +401,8 @@ def _stack_infer(attrs, shapes):
 
 register(OpDef(
     "stack", _stack_compute, inputs=_var_inputs, key_var_num_args="num_args",
-    params=[Int("axis", 0), Int("num_args")], infer_shape=_stack_infer,
+    params=[Int("axis", 0), Int("num_args", doc="Number of inputs to be stacked.", lower=1)],
+    infer_shape=_stack_infer,
     doc="Join the inputs along a new axis."))
 
 
@@ -467,7 +469,8 @@ def _slice_channel_infer(attrs, shapes, out_shapes=None):
 
 register(OpDef(
     "SliceChannel", _slice_channel_compute, aliases=("split",), fluent="split",
-    params=[Int("num_outputs"), Int("axis", 1), Bool("squeeze_axis", False)],
+    params=[Int("num_outputs", doc="Number of splits.", lower=1), Int("axis", 1),
+            Bool("squeeze_axis", False)],
     num_outputs=_nout_slice, output_names=_numbered_outputs(_nout_slice),
     infer_shape=_slice_channel_infer,
     doc="Split the input into ``num_outputs`` equal parts along ``axis``."))

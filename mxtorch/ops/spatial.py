@@ -241,7 +241,7 @@ def _crop_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
 register(OpDef(
     "Crop", _crop, infer_shape=_crop_infer_shape,
     params=[Int("num_args", doc="Number of inputs for crop: 1 uses h_w, 2 the second "
-                "input's height and width"),
+                "input's height and width", lower=1, upper=3),
             Shape("offset", (0, 0), "crop offset coordinate: (y, x)"),
             Shape("h_w", (0, 0), "crop height and width: (h, w)"),
             Bool("center_crop", False, "crop at the centre instead of at offset")],
