@@ -3,11 +3,15 @@ layout 1.9.1 reads (including the 0.8 ``param``/``attr`` form, upgraded as MXNet
 from __future__ import annotations
 
 import json
+import re
+import reprlib
 from typing import Any
 
 from ..base import MXNetError
 from ..ops import registry as _reg
+from ..ops.params import Shape
 from ..symbol.node import Entry, Node, topo_order
+from .json_text import read_json
 
 __all__ = ["dump_graph", "load_graph", "MXNET_VERSION"]
 
@@ -81,56 +85,142 @@ def _is_short(v: list) -> bool:
 
 
 def _write(v: Any, indent: int) -> str:
-    """dmlc's JSONWriter layout: 2-space indent, ", " + newline separators."""
-    pad = " " * indent
-    inner = " " * (indent + 2)
+    """dmlc's JSONWriter layout: 2-space indent, ", " + newline separators.
+
+    Iterative (a work stack of text and ``(value, indent)`` items), so graphs nested
+    deeper than Python's recursion limit (``_foreach`` in ``_foreach``) are written too.
+    """
+    out: list[str] = []
+    stack: list = [(v, indent)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        parts = _layout(*item)
+        if parts is None:
+            out.append(json.dumps(item[0], ensure_ascii=False))
+        else:
+            stack.extend(reversed(parts))
+    return "".join(out)
+
+
+def _layout(v: Any, indent: int) -> list | None:
+    """One container as text pieces and ``(child, indent)`` items (None: a scalar)."""
+    pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(v, dict):
         if not v:
-            return "{}"
+            return ["{}"]
         if len(v) == 1:
             (k, x), = v.items()
-            return "{" + json.dumps(k, ensure_ascii=False) + ": " + _write(x, indent) + "}"
-        items = [inner + json.dumps(k, ensure_ascii=False) + ": " + _write(x, indent + 2)
-                 for k, x in v.items()]
-        return "{\n" + ", \n".join(items) + "\n" + pad + "}"
+            return ["{" + json.dumps(k, ensure_ascii=False) + ": ", (x, indent), "}"]
+        parts: list = ["{\n"]
+        for i, (k, x) in enumerate(v.items()):
+            sep = ", \n" if i else ""
+            parts += [sep + inner + json.dumps(k, ensure_ascii=False) + ": ", (x, indent + 2)]
+        return parts + ["\n" + pad + "}"]
     if isinstance(v, list):
         if not v:
-            return "[]"
+            return ["[]"]
         if _is_short(v):
-            return "[" + ", ".join(_write(x, indent) for x in v) + "]"
-        items = [inner + _write(x, indent + 2) for x in v]
-        return "[\n" + ", \n".join(items) + "\n" + pad + "]"
-    return json.dumps(v, ensure_ascii=False)
+            parts = ["["]
+            for i, x in enumerate(v):
+                parts += [", "] * bool(i) + [(x, indent)]
+            return parts + ["]"]
+        parts = ["[\n"]
+        for i, x in enumerate(v):
+            parts += [(", \n" if i else "") + inner, (x, indent + 2)]
+        return parts + ["\n" + pad + "]"]
+    return None
 
 
 # ---------------------------------------------------------------------- reading
-def _entry(raw, n_nodes: int) -> tuple[int, int]:
-    if not isinstance(raw, list) or len(raw) not in (2, 3):
-        raise MXNetError(f"symbol JSON: malformed entry {raw!r}")
-    nid, idx = int(raw[0]), int(raw[1])
-    if not 0 <= nid < n_nodes:
-        raise MXNetError(f"symbol JSON: entry {raw!r} points outside the node list")
-    return nid, idx
+# MXNet: the fields dmlc's JSON reader knows for a graph and for a node; any other key
+# ("aVtrs" for "attrs") is refused, a missing required one too.
+_GRAPH_FIELDS = ("arg_nodes", "attrs", "heads", "node_row_ptr", "nodes")
+_GRAPH_REQUIRED = ("nodes", "arg_nodes", "heads")
+_NODE_FIELDS = ("attr", "attrs", "backward_source_id", "control_deps", "inputs", "name", "op",
+                "param", "subgraphs")
+_NODE_REQUIRED = ("op", "name", "inputs")
+_UINT32 = 2 ** 32
+_VAR_SHAPE = Shape("__shape__")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _version(graph: dict) -> int:
-    attrs = graph.get("attrs") or {}
-    ver = attrs.get("mxnet_version")
-    if ver is None:
+def _short(value: Any) -> str:
+    """A bounded repr (a hostile value may be huge or deeply nested)."""
+    return reprlib.repr(value)
+
+
+def _check_fields(raw: Any, fields: tuple, required: tuple, where: str) -> None:
+    if not isinstance(raw, dict):
+        raise MXNetError(f"{where}: expected a JSON object, got {_short(raw)}")
+    for key in raw:
+        if key not in fields:
+            raise MXNetError(f"{where}: Unknown field {key}, candidates are: "
+                             f"{', '.join(fields)}")
+    for key in required:
+        if key not in raw:
+            raise MXNetError(f'{where}: Missing field "{key}"')
+
+
+def _is_uint(value: Any) -> bool:
+    return type(value) is int and 0 <= value < _UINT32
+
+
+def _int_list(raw: Any, where: str, bound: int | None = None) -> list[int]:
+    if not isinstance(raw, list) or not all(_is_uint(v) for v in raw):
+        raise MXNetError(f"{where}: expected a list of non-negative integers, got "
+                         f"{_short(raw)}")
+    if bound is not None:
+        for v in raw:
+            if v >= bound:
+                raise MXNetError(f"{where}: node index {v} is past the {bound} nodes")
+    return raw
+
+
+def _entry(raw: Any, nodes: list[Node], where: str) -> Entry:
+    """``[node_id, index(, version)]`` as an Entry of an already-built node."""
+    if not isinstance(raw, list) or len(raw) not in (2, 3) or \
+            not all(type(v) is int for v in raw):
+        raise MXNetError(f"{where}: malformed entry {_short(raw)} (expected [node_id, "
+                         "output_index, version])")
+    nid, idx = raw[0], raw[1]
+    if not 0 <= nid < len(nodes):
+        raise MXNetError(f"{where}: entry {raw} names node {nid}, which is not among the "
+                         f"{len(nodes)} nodes defined before it")
+    node = nodes[nid]
+    total = 1 if node.op is None else node.op.total_outputs(node.parsed)
+    if not 0 <= idx < total:
+        raise MXNetError(f"{where}: entry {raw} asks for output {idx} of node "
+                         f"'{node.name}', which has {total} output(s)")
+    return Entry(node, idx)
+
+
+def _version(graph: dict, where: str) -> int:
+    attrs = graph.get("attrs", {})
+    if not isinstance(attrs, dict):
+        raise MXNetError(f"{where}: graph 'attrs' must be a JSON object, got {_short(attrs)}")
+    if "mxnet_version" not in attrs:
         return 800
-    if isinstance(ver, list) and len(ver) == 2:
-        return int(ver[1])
-    return int(ver)
+    ver = attrs["mxnet_version"]
+    if not (isinstance(ver, list) and len(ver) == 2 and type(ver[1]) is int):
+        raise MXNetError(f"{where}: 'mxnet_version' must be [\"int\", <version>], got "
+                         f"{_short(ver)}")
+    return ver[1]
 
 
-def _node_attrs(raw: dict, version: int) -> dict[str, str]:
+def _node_attrs(raw: dict, version: int, where: str) -> dict[str, str]:
     attrs: dict[str, str] = {}
     for key in ("param", "attr", "attrs"):
-        part = raw.get(key) or {}
+        part = raw.get(key, {})
         if not isinstance(part, dict):
-            raise MXNetError(f"symbol JSON: '{key}' of node {raw.get('name')!r} must be an "
-                             "object")
-        attrs.update({str(k): str(v) for k, v in part.items()})
+            raise MXNetError(f"{where}: '{key}' must be a JSON object, got {_short(part)}")
+        for k, v in part.items():
+            if not isinstance(v, str):
+                raise MXNetError(f"{where}: attribute '{k}' must be a string, got "
+                                 f"{_short(v)}")
+        attrs.update(part)
     if version < MXNET_VERSION:
         for k in _HIDDEN:
             if k in attrs:
@@ -138,59 +228,110 @@ def _node_attrs(raw: dict, version: int) -> dict[str, str]:
     return attrs
 
 
-def load_graph(text: str) -> list[Entry]:
-    """Parse symbol JSON into output entries, upgrading legacy layouts."""
-    try:
-        graph = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise MXNetError(f"symbol JSON is malformed: {err}") from None
-    if not isinstance(graph, dict) or "nodes" not in graph or "heads" not in graph:
-        raise MXNetError("symbol JSON must be an object with 'nodes' and 'heads'")
-    return _build(graph, _version(graph))
+def load_graph(text: str | bytes, fname: str | None = None) -> list[Entry]:
+    """Parse symbol JSON into output entries, upgrading legacy layouts.
+
+    Every problem (bytes that are not UTF-8, malformed JSON, unknown or missing fields,
+    entries naming absent nodes or outputs, attribute values MXNet refuses) raises
+    :class:`MXNetError` naming ``fname`` (when given) and the node. Nested graphs
+    (``subgraphs``) are checked too, with a work list rather than recursion.
+    """
+    what = f"symbol JSON {fname!r}" if fname else "symbol JSON"
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise MXNetError(f"{what} is not UTF-8 text: {err.reason} at byte "
+                             f"{err.start}") from None
+    elif _SURROGATE.search(text):
+        raise MXNetError(f"{what} is not UTF-8 text: it holds a lone surrogate")
+    graph = read_json(text, what)
+    heads, nested = _build(graph, None, what)
+    while nested:   # MXNet parses nested graphs as it loads; any depth, no recursion
+        sub, where = nested.pop()
+        nested.extend(_build(sub, MXNET_VERSION, where)[1])
+    return heads
 
 
 def subgraph_heads(graph: dict) -> list[Entry]:
     """Output entries of a nested graph (a node's ``subgraphs`` item)."""
-    return _build(graph, MXNET_VERSION)
+    return _build(graph, MXNET_VERSION, "symbol JSON subgraph")[0]
 
 
-def _build(graph: dict, version: int) -> list[Entry]:
+def _build(graph: Any, version: int | None, where: str) -> tuple[list[Entry], list]:
+    """The graph's heads, and its nodes' nested graphs (to check) with where they are."""
+    _check_fields(graph, _GRAPH_FIELDS, _GRAPH_REQUIRED, where)
+    if version is None:
+        version = _version(graph, where)
+    else:
+        _version(graph, where)
     raw_nodes = graph["nodes"]
+    if not isinstance(raw_nodes, list):
+        raise MXNetError(f"{where}: 'nodes' must be a list, got {_short(raw_nodes)}")
     nodes: list[Node] = []
-    for raw in raw_nodes:
-        if not isinstance(raw, dict) or "op" not in raw or "name" not in raw:
-            raise MXNetError(f"symbol JSON: malformed node {raw!r}")
-        attrs = _node_attrs(raw, version)
-        if raw["op"] == "null":
-            node = Node(None, raw["name"], attrs)
-        else:
-            op = _reg.find(raw["op"])
-            if op is None:
-                raise MXNetError(f"symbol JSON: operator '{raw['op']}' (node "
-                                 f"{raw['name']!r}) is not supported by mxtorch")
-            node = Node(op, raw["name"], _upgrade_op_attrs(op, attrs, version),
-                        subgraphs=raw.get("subgraphs"))
-        inputs = []
-        for e in raw.get("inputs", []):
-            nid, idx = _entry(e, len(raw_nodes))
-            if nid >= len(nodes):
-                raise MXNetError(f"symbol JSON: node {raw['name']!r} uses node {nid} "
-                                 "before it is defined")
-            inputs.append(Entry(nodes[nid], idx))
-        node.inputs = inputs
-        if node.op is not None:
-            try:
-                node.parsed  # noqa: B018 - validate attributes now, naming the node
-            except MXNetError as err:
-                raise MXNetError(f"symbol JSON: node {node.name!r}: {err}") from None
-            if version < 900:
-                _add_missing_inputs(node)
+    nested: list = []
+    for i, raw in enumerate(raw_nodes):
+        node = _build_node(raw, nodes, version, f"{where}: node {i}")
+        for k, sub in enumerate(node.subgraphs):
+            nested.append((sub, f"{where}: subgraph {k} of node '{node.name}'"))
         nodes.append(node)
-    heads = []
-    for h in graph["heads"]:
-        nid, idx = _entry(h, len(nodes))
-        heads.append(Entry(nodes[nid], idx))
-    return heads
+    _int_list(graph["arg_nodes"], f"{where}: arg_nodes", len(nodes))
+    if "node_row_ptr" in graph:
+        _int_list(graph["node_row_ptr"], f"{where}: node_row_ptr")
+    heads = graph["heads"]
+    if not isinstance(heads, list):
+        raise MXNetError(f"{where}: 'heads' must be a list, got {_short(heads)}")
+    return [_entry(h, nodes, f"{where}: heads") for h in heads], nested
+
+
+def _build_node(raw: Any, nodes: list[Node], version: int, where: str) -> Node:
+    """One node of the list, its inputs among the nodes before it."""
+    _check_fields(raw, _NODE_FIELDS, _NODE_REQUIRED, where)
+    op_name, name = raw["op"], raw["name"]
+    if not isinstance(op_name, str) or not isinstance(name, str):
+        raise MXNetError(f"{where}: 'op' and 'name' must be strings")
+    where = f"{where} ('{name}')"
+    attrs = _node_attrs(raw, version, where)
+    raw_inputs = raw["inputs"]
+    if not isinstance(raw_inputs, list):
+        raise MXNetError(f"{where}: 'inputs' must be a list, got {_short(raw_inputs)}")
+    subgraphs = raw.get("subgraphs", [])
+    if not isinstance(subgraphs, list):
+        raise MXNetError(f"{where}: 'subgraphs' must be a list, got {_short(subgraphs)}")
+    _int_list(raw.get("control_deps", []), f"{where}: control_deps", len(nodes))
+    if type(raw.get("backward_source_id", 0)) is not int:
+        raise MXNetError(f"{where}: 'backward_source_id' must be an integer")
+    inputs = [_entry(e, nodes, f"{where}: inputs") for e in raw_inputs]
+    if op_name == "null":
+        # MXNet: a variable's inputs are read and ignored
+        if "__shape__" in attrs:
+            _check_var_shape(attrs["__shape__"], where)
+        return Node(None, name, attrs)
+    op = _reg.find(op_name)
+    if op is None:
+        raise MXNetError(f"{where}: operator '{op_name}' is not supported by mxtorch")
+    node = Node(op, name, _upgrade_op_attrs(op, attrs, version), inputs, subgraphs)
+    try:
+        node.parsed  # noqa: B018 - validate attributes now, naming the node
+    except MXNetError as err:
+        raise MXNetError(f"{where}: {err}") from None
+    if version < 900:
+        _add_missing_inputs(node)
+    names = node.input_names()
+    if len(node.inputs) != len(names):
+        # MXNet: refused at shape inference ("Input:[data, weight, bias]")
+        raise MXNetError(f"{where}: operator {op.name} takes {len(names)} input(s) "
+                         f"[{', '.join(names)}], the node has {len(node.inputs)}")
+    return node
+
+
+def _check_var_shape(text: str, where: str) -> None:
+    """A variable's ``__shape__`` must be a shape (MXNet refuses another at inference)."""
+    try:
+        _VAR_SHAPE.parse(text)
+    except (ValueError, TypeError):
+        raise MXNetError(f"{where}: Invalid Parameter format for __shape__ expect "
+                         f"Shape(tuple) but value='{text}'") from None
 
 
 def _upgrade_op_attrs(op, attrs: dict[str, str], version: int) -> dict[str, str]:
