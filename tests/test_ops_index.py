@@ -214,3 +214,9 @@ def test_contrib_sparse_embedding_is_embedding():
     exe.forward(is_train=True, data=idx, embed_weight=weight)
     exe.backward(mx.nd.ones((2, 2, 3)))
     np.testing.assert_array_equal(exe.grad_dict["embed_weight"].asnumpy()[:, 0], [1, 2, 0, 1])
+
+
+def test_take_raise_names_the_bad_index():
+    # MXNet 1.9.1: "take operator contains indices out of bound"; here the index is named
+    with pytest.raises(mx.base.MXNetError, match=r"index 5 for axis 0 of size 2"):
+        mx.nd.take(mx.nd.ones((2, 3)), mx.nd.array([1, 5]), mode="raise").asnumpy()

@@ -477,3 +477,20 @@ def test_same_type_declarations_match_the_computes():
             assert (out[0] if isinstance(out, list) else out).dtype == np.dtype(dt), name
             checked += 1
     assert checked > 100
+
+
+def test_simple_bind_error_lists_the_given_shapes():
+    # MXNet 1.9.1: "simple_bind error. Arguments:\n data: (2, 3, 8)\n..." above the op's error
+    conv = mx.sym.Convolution(mx.sym.var("data"), kernel=(3, 3), num_filter=2)
+    with pytest.raises(MXNetError, match=r"(?s)simple_bind error\. Arguments:\n  data: "
+                                         r"\(2, 3, 8\)\n.*Convolution.*4D"):
+        conv.simple_bind(mx.cpu(), data=(2, 3, 8))
+
+
+def test_slice_begin_past_the_end_is_empty_as_in_mxnet():
+    # MXNet 1.9.1 (without MKL-DNN) returns (0, 3) and (1, 3) here, raising nothing
+    a = mx.nd.ones((2, 3))
+    assert mx.nd.slice(a, begin=(5, 0), end=(None, None)).shape == (0, 3)
+    assert mx.nd.slice(a, begin=(5, 0), end=(0, 3), step=(-1, 1)).shape == (1, 3)
+    with pytest.raises(MXNetError, match="end"):
+        mx.nd.slice(a, begin=(5, 0))

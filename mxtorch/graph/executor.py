@@ -633,7 +633,12 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     # MXNet: only the keywords that are shapes of the symbol's inputs count
     inputs = set(sym.list_inputs())
     kwargs = {k: v for k, v in kwargs.items() if isinstance(v, (tuple, list)) and k in inputs}
-    arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
+    try:
+        arg_shapes, _, aux_shapes = sym.infer_shape(**kwargs)
+    except MXNetError as err:
+        # MXNet: simple_bind lists the shapes it was given above the operator's error
+        given = "".join(f"\n  {k}: {tuple(v)}" for k, v in kwargs.items())
+        raise MXNetError(f"simple_bind error. Arguments:{given}\n{err}") from None
     if arg_shapes is None:
         raise MXNetError(f"simple_bind: cannot infer every argument shape from {kwargs}; "
                          f"arguments are {sym.list_arguments()}")

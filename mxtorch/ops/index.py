@@ -43,8 +43,9 @@ def _take_compute(attrs, a, indices):
         # MXNet: mode='raise' rejects any index outside [0, n), negative ones included;
         # the kernel's check is reported where the result is waited for
         out = _take_rows(a, dim, idx.clamp(0, n - 1))
-        return failed(MXNetError(f"Operator take: indices out of bound for axis "
-                                 f"{attrs.axis} of size {n} (mode='raise')"), out)
+        bad = int(idx[(idx < 0) | (idx >= n)].reshape(-1)[0])
+        return failed(MXNetError(f"Operator take: indices out of bound (index {bad} for axis "
+                                 f"{attrs.axis} of size {n}, mode='raise')"), out)
     return _take_rows(a, dim, idx)
 
 
