@@ -159,7 +159,7 @@ def note_graph(heads, inputs: dict, res) -> None:
     records a graph within its ``inline_limit``): each operator node of ``heads``
     (symbol entries) becomes a recorded node; ``inputs`` maps variable names to the
     tensors they were given; ``res`` are the outputs, one per head."""
-    from .symbol.node import topo_order
+    from .graph.ir import topo_order
     entries: dict[int, object] = {}
     for node in topo_order(heads):
         if node.op is None:
@@ -424,7 +424,7 @@ def _symbol_entry(head):
     """The graph IR entry for a recorded entry: its nodes built once each, inputs first
     (an explicit stack: recorded graphs can be deeper than Python's recursion limit)."""
     from .base import attr_to_str
-    from .symbol.node import Entry, Node
+    from .graph.ir import Entry, Node
     built: dict[int, Node] = {}
     stack = [head[0]]
     while stack:

@@ -10,7 +10,7 @@ from typing import Any
 from ..base import MXNetError
 from ..ops import registry as _reg
 from ..ops.params import Shape
-from ..symbol.node import Entry, Node, topo_order
+from ..graph.ir import Entry, Node, topo_order
 from .json_text import read_json
 
 __all__ = ["dump_graph", "load_graph", "MXNET_VERSION"]

@@ -9,7 +9,7 @@ from ..context import current_context
 from ..ndarray.ndarray import NDArray, _wrap, _write_out
 from ..ops import registry as _reg
 from ..ops import tuning
-from ..symbol.node import topo_order
+from .ir import topo_order
 from .compile import GraphProgram, own_outputs
 from .memory import retain_freed_memory
 from .optimize import InferenceOptimizer, backend_from_env

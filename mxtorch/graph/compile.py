@@ -12,7 +12,7 @@ import torch
 import torch.fx as fx
 
 from ..ops.tensor_util import unshared
-from ..symbol.node import Entry, Node, topo_order
+from .ir import Entry, Node, topo_order
 from . import layout
 
 __all__ = ["GraphProgram", "own_outputs"]

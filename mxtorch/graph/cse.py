@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ..ops import registry as _reg
-from ..symbol.node import Entry, Node, topo_order
+from .ir import Entry, Node, topo_order
 
 __all__ = ["eliminate_common_expr", "enabled"]
 

@@ -25,7 +25,7 @@ import torch
 import torch.fx as fx
 
 from ..ops.nn import _conv_plan
-from ..symbol.node import Node
+from .ir import Node
 from . import winograd
 from .compile import _bound, _ident, emit_node
 from .passes import infer_graph_shapes

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import torch
 
-from ..symbol.node import Entry, Node
+from .ir import Entry, Node
 
 __all__ = ["channels_last_entries", "to_channels_last", "to_dense"]
 

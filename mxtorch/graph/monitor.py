@@ -7,7 +7,7 @@ from typing import Callable
 
 import torch
 
-from ..symbol.node import Node
+from .ir import Node
 
 __all__ = ["BackwardTaps"]
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
-from ..symbol.node import Entry, Node, topo_order
+from .ir import Entry, Node, topo_order
 from ..util import is_np_shape
 
 __all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]

@@ -8,7 +8,7 @@ from ..base import MXNetError, attr_to_str
 from ..name import NameManager
 from ..symbol_doc import _build_doc
 from ..ops import registry as _reg
-from .node import Entry, Node
+from ..graph.ir import Entry, Node
 from .symbol import Symbol, stored_attr_key
 
 __all__ = ["create_symbol", "make_function", "populate", "install_methods"]

@@ -11,7 +11,7 @@ import numpy as np
 from ..attribute import AttrScope
 from ..base import DTYPE_NP_TO_MX, HandleTable, MXNetError, NotImplementedForSymbol, dtype_np
 from ..ops import registry as _reg
-from .node import HIDDEN_KEYS, Entry, Node, topo_order
+from ..graph.ir import HIDDEN_KEYS, Entry, Node, topo_order
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ...base import DTYPE_NP_TO_MX, MXNetError, dtype_np
 from ...graph.passes import infer_graph_types
 from ...ops import registry
-from ...symbol.node import Entry, Node, topo_order
+from ...graph.ir import Entry, Node, topo_order
 
 __all__ = ["Lists", "reduce_precision"]
 

@@ -1,4 +1,4 @@
-"""The graph IR under Symbol: nodes, entries and traversal. Torch-free."""
+"""The graph IR: nodes, entries and traversal, shared by Symbol and the compiler. Torch-free."""
 from __future__ import annotations
 
 import json
