@@ -66,7 +66,6 @@ from . import rtc
 from . import torch
 from . import torch as th
 
-nd.CachedOp = graph.CachedOp
 
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",

@@ -771,3 +771,57 @@ def test_reshaped_larger_executor_runs_backward_through_softmax_output():
     # d/dw of the softmax-output loss: (p - onehot(label))^T x, x all ones
     expected = np.full((3, 4), 5 / 3) - np.array([[2], [2], [1]])
     np.testing.assert_allclose(big.grad_dict["fc_weight"].asnumpy(), expected, rtol=1e-5)
+
+
+@mx.operator.register("thread_probe")
+class _ThreadProbeProp(mx.operator.CustomOpProp):
+    seen: list = []
+
+    def list_arguments(self):
+        return ["data"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, in_shape, []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        seen = self.seen
+
+        class _Probe(mx.operator.CustomOp):
+            def forward(self, is_train, req, in_data, out_data, aux):
+                seen.append(("forward", torch.get_num_threads()))
+                self.assign(out_data[0], req[0], in_data[0] * 2)
+
+            def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+                seen.append(("backward", torch.get_num_threads()))
+                self.assign(in_grad[0], req[0], out_grad[0] * 2)
+        return _Probe()
+
+
+@pytest.mark.skipif(torch.get_num_threads() < 2, reason="needs more than one thread")
+@pytest.mark.parametrize("size, small", [((4, 8), True), ((2000, 2000), False)])
+def test_small_programs_run_on_one_thread(size, small):
+    # MXNet's operator tuning: a bound program whose operators are all small runs on one
+    # thread (waking sleeping OpenMP workers costs more than its work); the thread count
+    # is restored after each call, and large programs keep every thread
+    threads = torch.get_num_threads()
+    _ThreadProbeProp.seen.clear()
+    x = mx.sym.Variable("x")
+    y = mx.sym.Custom(x, op_type="thread_probe", name="probe") + 1
+    exe = y.simple_bind(mx.cpu(), x=size)
+    exe.forward(is_train=True, x=mx.nd.ones(size))
+    exe.backward(mx.nd.ones(size))
+    assert torch.get_num_threads() == threads
+    expect = 1 if small else threads
+    assert _ThreadProbeProp.seen == [("forward", expect), ("backward", expect)]
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.full(size, 2.0))
+
+
+def test_largest_work_estimates_operators_from_inferred_shapes():
+    from mxtorch.graph.compile import GraphProgram
+    from mxtorch.graph.threads import largest_work
+    data, w = mx.sym.Variable("data"), mx.sym.Variable("w")
+    conv = mx.sym.Convolution(data, w, num_filter=8, kernel=(3,), no_bias=True)
+    prog = GraphProgram(conv._outputs)
+    # conv estimate: data elements / channels * weight elements / 40,000 MACs per us
+    assert largest_work(prog, [(2, 4, 10), (8, 4, 3)]) == pytest.approx(2 * 10 * 96 / 40000)
+    assert largest_work(prog, [(2, 4, 10), (8, 5, 3)]) == float("inf")   # no shapes

@@ -1,6 +1,5 @@
-"""Graph layer: Symbol -> GraphProgram (torch.fx), shape/type passes, Executor, CachedOp."""
+"""Graph layer: Symbol -> GraphProgram (torch.fx), shape/type passes, Executor."""
 from .compile import GraphProgram
-from .cached_op import CachedOp
 from .executor import Executor
 
-__all__ = ["GraphProgram", "CachedOp", "Executor"]
+__all__ = ["GraphProgram", "Executor"]

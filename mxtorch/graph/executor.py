@@ -16,6 +16,7 @@ import torch
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _wrap
+from ..ops import tuning
 from ..ops.tensor_util import torch_dtype
 from .budget import CompileGate
 from .compile import GraphProgram, own_outputs
@@ -26,6 +27,7 @@ from .monitor import BackwardTaps
 from .optimize import InferenceOptimizer, backend_from_env
 from .partition import is_partition_backend, partition_for_bind
 from .passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
+from .threads import largest_work
 from .training import TRACE_COST, TrainingStep, trace_mode, trace_step
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -94,6 +96,8 @@ class Executor:
         self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their gate)
         self._monitor = None
         self._monitor_all = False
+        self._work: dict[tuple, float] = {}   # largest operator estimate by input shapes
+        self._last_work: tuple = ((), 0.0)    # (tensors, their estimate)
         self._taps: BackwardTaps | None = None
         self._opt: InferenceOptimizer | None = None
         self._opt_consts: list[str] | None = None
@@ -169,22 +173,40 @@ class Executor:
         device = self._ctx.torch_device
         leaves = []
         self._step = self._gate = None
-        if self._grad_slots:
-            outs = self._forward_for_backward(tensors, leaves, device, is_train)
-        else:
-            with torch.no_grad():
-                outs = None
-                if self._opt is not None and not is_train and self._monitor is None:
-                    outs = self._opt(tensors, device)
-                if outs is None:
-                    outs = self._run(tensors, is_train, device)
-        outs = own_outputs(outs, tensors)
-        self._int_tape = self._int_record(tensors, device) if self._int_slots and is_train \
-            else None
+        threads = self._threads_for(tensors)   # MXNet's operator tuning (threads.py)
+        try:
+            if self._grad_slots:
+                outs = self._forward_for_backward(tensors, leaves, device, is_train)
+            else:
+                with torch.no_grad():
+                    outs = None
+                    if self._opt is not None and not is_train and self._monitor is None:
+                        outs = self._opt(tensors, device)
+                    if outs is None:
+                        outs = self._run(tensors, is_train, device)
+            outs = own_outputs(outs, tensors)
+            self._int_tape = self._int_record(tensors, device) \
+                if self._int_slots and is_train else None
+        finally:
+            tuning.restore(threads)
         self._leaves = leaves
         self._out_tensors = outs
         self._set_outputs(outs)
         return self.outputs
+
+    def _threads_for(self, tensors) -> int:
+        """:func:`tuning.single` for a program on ``tensors``: one thread where its
+        largest operator is small (estimated once per input shapes, on CPU)."""
+        if self._ctx.torch_device.type != "cpu":
+            return 0
+        last, work = self._last_work
+        if len(last) != len(tensors) or not all(map(operator.is_, tensors, last)):
+            key = tuple(tuple(t.shape) for t in tensors)
+            work = self._work.get(key)
+            if work is None:
+                work = self._work[key] = largest_work(self._program, key)
+            self._last_work = (tensors, work)
+        return tuning.single(work)
 
     def _forward_for_backward(self, tensors, leaves: list, device, is_train: bool):
         """A forward a backward may follow: the traced step of this input signature where
@@ -281,12 +303,16 @@ class Executor:
     def backward(self, out_grads=None, is_train: bool = True) -> None:
         """Propagate ``out_grads`` (ones by default) back to the bound gradient arrays."""
         gate = self._gate
-        if gate is None or gate.final:
+        threads = self._threads_for([a._t for a in self._input_arrays])
+        try:
+            if gate is None or gate.final:
+                self._backward(out_grads)
+                return
+            start = time.perf_counter()
             self._backward(out_grads)
-            return
-        start = time.perf_counter()
-        self._backward(out_grads)
-        gate.charge(time.perf_counter() - start, new_run=False)
+            gate.charge(time.perf_counter() - start, new_run=False)
+        finally:
+            tuning.restore(threads)
 
     def _int_record(self, tensors, device) -> IntTape:
         """The interpreted run that gives the integer slots' gradients; auxiliary states

@@ -14,5 +14,6 @@ from .indexing import (get_indexing_dispatch_code, get_oshape_of_gather_nd_op,  
 from .utils import *  # noqa: F401,F403
 from . import sparse, utils  # noqa: F401
 from .methods import install as _install_methods
+from .cached_op import CachedOp
 
 _install_methods(NDArray)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["ONE_THREAD_US", "elements", "product", "dense", "dot", "batch_dot", "rnn", "conv",
-           "passes", "recorded", "recorded_result", "single", "restore"]
+__all__ = ["ONE_THREAD_US", "ELEMENTS_PER_US", "elements", "product", "dense", "dot",
+           "batch_dot", "rnn", "conv", "passes", "recorded", "recorded_result", "single", "restore"]
 
 ONE_THREAD_US = 200.0        # a call estimated under this runs on one thread
 _MACS_PER_US = 40_000        # float32 GEMM on one core (about 80 GFLOP/s)
 _ELEMENTS_PER_US = 2_000     # a memory-bound kernel on one core
+ELEMENTS_PER_US = _ELEMENTS_PER_US
 
 _threads = torch.get_num_threads
 _set_threads = torch.set_num_threads

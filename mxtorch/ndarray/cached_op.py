@@ -6,14 +6,14 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetError
 from ..context import current_context
-from ..ndarray.ndarray import NDArray, _wrap, _write_out
+from ..graph.compile import GraphProgram, own_outputs
+from ..graph.ir import topo_order
+from ..graph.memory import retain_freed_memory
+from ..graph.optimize import InferenceOptimizer, backend_from_env
+from ..graph.partition import is_partition_backend
 from ..ops import registry as _reg
 from ..ops import tuning
-from .ir import topo_order
-from .compile import GraphProgram, own_outputs
-from .memory import retain_freed_memory
-from .optimize import InferenceOptimizer, backend_from_env
-from .partition import is_partition_backend
+from .ndarray import NDArray, _wrap, _write_out
 
 __all__ = ["CachedOp"]
 
