@@ -21,7 +21,7 @@ def mx_executor():
         n: ("null" if n in ("data", "softmax_label") else "write")
         for n in net.list_arguments()})
     rng = np.random.RandomState(0)
-    for name, arr in exe.arg_dict.items():
+    for arr in exe.arg_dict.values():
         arr[:] = rng.uniform(-0.05, 0.05, arr.shape)
     exe.arg_dict["softmax_label"][:] = rng.randint(0, 10, BATCH)
 

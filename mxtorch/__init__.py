@@ -69,9 +69,11 @@ from . import torch as th
 
 __all__ = ["base", "MXNetError", "context", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "gpu_memory_info", "ops", "autograd", "ndarray", "nd",
-           "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor", "operator", "visualization", "viz",
-           "registry", "initializer", "init", "metric", "io", "callback",
-           "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image", "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer", "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "contrib", "profiler", "engine", "error", "log", "runtime",
-           "libinfo", "symbol_doc", "ndarray_doc", "notebook", "rtc", "th",
-           "is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array", "np_array",
-           "use_np_array", "use_np", "rnd", "img", "np_symbol"]
+           "random", "name", "AttrScope", "attribute", "symbol", "sym", "graph", "executor",
+           "operator", "visualization", "viz", "registry", "initializer", "init", "metric", "io",
+           "callback", "executor_manager", "module", "mod", "gluon", "rnn", "recordio", "image",
+           "util", "numpy", "np", "numpy_extension", "npx", "lr_scheduler", "optimizer",
+           "Optimizer", "kvstore", "kv", "model", "monitor", "mon", "test_utils", "contrib",
+           "profiler", "engine", "error", "log", "runtime", "libinfo", "symbol_doc", "ndarray_doc",
+           "notebook", "rtc", "th", "is_np_shape", "set_np_shape", "np_shape", "use_np_shape",
+           "is_np_array", "np_array", "use_np_array", "use_np", "rnd", "img", "np_symbol"]

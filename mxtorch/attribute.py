@@ -56,7 +56,7 @@ class AttrScope(metaclass=_MXClassPropertyMetaClass):
         return cls._current.value
 
     @current.setter
-    def current(cls, val: "AttrScope") -> None:
+    def current(cls, val: "AttrScope") -> None:  # noqa: N805 - a classproperty's setter
         cls._current.value = val
 
     @classmethod

@@ -158,7 +158,7 @@ def with_metaclass(meta: type, *bases: type) -> type:
             return meta(name, bases, d)
 
         @classmethod
-        def __prepare__(mcs, name, this_bases):
+        def __prepare__(cls, name, this_bases):
             return meta.__prepare__(name, bases)
     return type.__new__(Metaclass, "temporary_class", (), {})
 

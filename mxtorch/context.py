@@ -94,7 +94,7 @@ class Context(metaclass=_MXClassPropertyMetaClass):
         return cls._default_ctx.value
 
     @default_ctx.setter
-    def default_ctx(cls, val: "Context") -> None:
+    def default_ctx(cls, val: "Context") -> None:  # noqa: N805 - a classproperty's setter
         warnings.warn("Context.default_ctx has been deprecated. "
                       "Please use Context.current_context() instead. "
                       "Please use test_utils.set_default_context to set a default context",

@@ -43,7 +43,7 @@ class _Formatter(logging.Formatter):
         return super().format(record)
 
 
-def getLogger(name=None, filename=None, filemode=None, level=WARNING):  # noqa: N802
+def getLogger(name=None, filename=None, filemode=None, level=WARNING):
     """Deprecated alias of :func:`get_logger`."""
     warnings.warn("getLogger is deprecated, Use get_logger instead.",
                   DeprecationWarning, stacklevel=2)

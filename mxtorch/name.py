@@ -49,7 +49,7 @@ class NameManager(metaclass=_MXClassPropertyMetaClass):
         return NameManager._current.value
 
     @current.setter
-    def current(cls, val: "NameManager") -> None:
+    def current(cls, val: "NameManager") -> None:  # noqa: N805 - a classproperty's setter
         NameManager._current.value = val
 
     @classmethod

@@ -357,7 +357,7 @@ def same(a, b) -> bool:
     return np.array_equal(_as_numpy(a), _as_numpy(b))
 
 
-def checkShapes(a, b) -> None:  # noqa: N802 - MXNet's name
+def checkShapes(a, b) -> None:  # MXNet's name
     """Raise AssertionError if ``a`` and ``b`` have different shapes."""
     if a.shape != b.shape:
         msg = npt.build_err_msg([a, b], err_msg=f"a.shape = {a.shape} and b.shape = "
@@ -374,7 +374,7 @@ def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True
                             equal_nan=equal_nan))
 
 
-def locationError(a, b, index, names, maxError=False) -> str:  # noqa: N802,N803
+def locationError(a, b, index, names, maxError=False) -> str:
     """Create element mismatch comment."""
     maximum = "maximum " if maxError else ""
     return "Location of %serror: %s, %s=%.8f, %s=%.8f" \
@@ -680,6 +680,6 @@ def is_op_runnable():
 
 # Symbol, data and statistics helpers live in their own modules and are part of
 # mx.test_utils as in MXNet.
-from .test_utils_symbol import *  # noqa: E402,F401,F403
-from .test_utils_data import *  # noqa: E402,F401,F403
-from .test_utils_stats import *  # noqa: E402,F401,F403
+from .test_utils_symbol import *  # noqa: E402, F403
+from .test_utils_data import *  # noqa: E402, F403
+from .test_utils_stats import *  # noqa: E402, F403

@@ -60,7 +60,7 @@ def is_np_shape():
 class _NumpyShapeScope:
     """``with`` scope setting NumPy shape semantics and restoring it on exit."""
 
-    def __init__(self, is_np_shape):  # noqa: D107 - MXNet's signature
+    def __init__(self, is_np_shape):  # MXNet's signature
         self._enter_is_np_shape = is_np_shape
         self._prev_is_np_shape = None
 
@@ -125,7 +125,7 @@ def use_np_shape(func):
 class _NumpyArrayScope:
     """``with`` scope setting NumPy array semantics and restoring it on exit."""
 
-    def __init__(self, is_np_array):  # noqa: D107 - MXNet's signature
+    def __init__(self, is_np_array):  # MXNet's signature
         self._is_np_array = is_np_array
         self._old_scope = None
 

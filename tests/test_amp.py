@@ -8,7 +8,7 @@ import pytest
 
 import mxtorch as mx
 from mxtorch import autograd, gluon
-from mxtorch.base import MXNetError, dtype_np
+from mxtorch.base import dtype_np
 from mxtorch.contrib import amp
 from mxtorch.contrib.amp import amp as amp_impl
 from mxtorch.contrib.amp.loss_scaler import LossScaler

@@ -152,7 +152,7 @@ def test_alias_in_process_is_removed_afterwards():
         remove_alias()
     assert "mxnet" not in sys.modules
     with pytest.raises(ImportError):
-        import mxnet  # noqa: F401
+        import mxnet
 
 
 def test_info_lists_versions_devices_and_extras(capsys):

@@ -15,7 +15,6 @@ loader, clean errors, loads, and the largest allocation any input caused.
 import os
 import pickle
 import random
-import struct
 import sys
 
 import numpy as np

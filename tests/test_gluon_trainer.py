@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
-from mxtorch import gluon, initializer
+from mxtorch import gluon
 from test_gluon_block import LENET, Dense, lenet
 
 # MXNet 1.9.1: Dense(2, in_units=3), weight arange(6)*0.1-0.2, bias [0.05,-0.05],

@@ -3,14 +3,13 @@ real MXNet 1.9.1 fixtures, several contexts, error and warning paths."""
 import json
 import logging
 import os
-import warnings
 
 import numpy as np
 import pytest
 
 import mxtorch as mx
 from helpers import FIXTURES
-from mxtorch import io, metric
+from mxtorch import io
 from mxtorch import module as mod
 from mxtorch import initializer as init
 

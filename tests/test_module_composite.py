@@ -1,5 +1,4 @@
 """BucketingModule, SequentialModule and PythonLossModule (MXNet 1.9.1 mx.mod)."""
-import logging
 
 import numpy as np
 import pytest

@@ -4,7 +4,6 @@ The NumPy references below transcribe MXNet's kernels and optimizer code (checke
 against real MXNet 1.9.1 while writing them, including its quirks).
 """
 import math
-import pickle
 import warnings
 
 import numpy as np

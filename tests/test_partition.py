@@ -3,7 +3,6 @@
 HybridBlock.hybridize(backend=) / optimize_for, and inference through _CachedOp nodes.
 Node names, inputs and structures were taken from real MXNet 1.9.1."""
 import contextlib
-import ctypes
 import json
 import logging
 

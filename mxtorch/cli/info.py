@@ -49,7 +49,8 @@ def collect_info() -> dict:
         present = importlib.util.find_spec(module) is not None
         extras[dist] = (_version(dist) if present else None, present, purpose)
     return {
-        "mxtorch": mxtorch.__mxtorch_version__, "mxnet_api": mxtorch.__version__, "torch": torch.__version__, "numpy": np.__version__,
+        "mxtorch": mxtorch.__mxtorch_version__, "mxnet_api": mxtorch.__version__,
+        "torch": torch.__version__, "numpy": np.__version__,
         "python": sys.version.split()[0], "platform": platform.platform(),
         "cuda": torch.version.cuda if torch.cuda.is_available() else None,
         "devices": _devices(), "extras": extras,
@@ -58,7 +59,8 @@ def collect_info() -> dict:
 
 def format_info(info: dict) -> str:
     """Render :func:`collect_info`'s dict as the text ``mxtorch info`` prints."""
-    lines = [f"mxtorch  {info['mxtorch']} (MXNet API {info['mxnet_api']})", f"torch    {info['torch']}",
+    lines = [f"mxtorch  {info['mxtorch']} (MXNet API {info['mxnet_api']})",
+             f"torch    {info['torch']}",
              f"numpy    {info['numpy']}", f"python   {info['python']} ({info['platform']})",
              f"cuda     {info['cuda'] or 'not available'}", "devices:"]
     lines += [f"  {d}" for d in info["devices"]]

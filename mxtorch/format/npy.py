@@ -62,7 +62,7 @@ def _parse_header(text: bytes, encoding: str, source: str):
         raise _fail(source, "fortran_order in the .npy header must be a bool")
     try:
         dtype = np.lib.format.descr_to_dtype(d["descr"])
-    except Exception as err:  # noqa: BLE001 - any malformed descr
+    except Exception as err:  # any malformed descr
         raise _fail(source, f"invalid dtype {d['descr']!r} in the .npy header") from err
     if dtype.hasobject:
         raise _fail(source, "object arrays (pickles) are not loaded from .npy files")

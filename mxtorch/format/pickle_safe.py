@@ -18,7 +18,6 @@ NDArrays are emitted as the global ``mxnet.ndarray.ndarray.NDArray`` called with
 from __future__ import annotations
 
 import codecs
-import collections
 import copyreg
 import io
 import pickle
@@ -224,7 +223,7 @@ def load_states(blob: bytes, source: str = "<buffer>") -> Any:
         raise MXNetError(str(err)) from None
     except MXNetError as err:
         raise MXNetError(f"{source}: invalid optimizer states: {err}") from err
-    except Exception as err:  # noqa: BLE001 - any pickle failure becomes one clear error
+    except Exception as err:  # any pickle failure becomes one clear error
         raise MXNetError(f"{source}: cannot read optimizer states "
                          f"({type(err).__name__}: {err})") from err
 

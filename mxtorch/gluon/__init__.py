@@ -11,4 +11,5 @@ from . import rnn
 from . import model_zoo
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
-           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data", "rnn", "model_zoo"]
+           "HybridBlock", "SymbolBlock", "Trainer", "utils", "nn", "loss", "contrib", "data", "rnn",
+           "model_zoo"]

@@ -202,7 +202,7 @@ class HybridBlock(Block):
         """Infer Parameter shapes from the inputs, as a ValueError when impossible."""
         try:
             self.infer_shape(*args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - MXNet turns any inference failure into this ValueError
             error_msg = "Deferred initialization failed because shape" \
                         " cannot be inferred. {}".format(e)
             raise ValueError(error_msg) from None

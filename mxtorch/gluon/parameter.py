@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict, defaultdict
 
 import numpy as np
 
@@ -10,7 +9,7 @@ from .. import autograd, context, initializer, ndarray, symbol
 from ..base import MXNetError, dtype_np
 from ..context import Context, cpu
 from ..util import is_np_array, np_array, np_shape
-from .utils import _brief_print_list, _indent, shape_is_known
+from .utils import shape_is_known
 
 _BFLOAT16 = dtype_np("bfloat16")
 

@@ -67,7 +67,7 @@ def _pil_decode(buf: bytes, flag: int, what: str) -> np.ndarray:
     try:
         img = image_mod.open(io.BytesIO(buf), formats=[fmt])
         img.load()
-    except Exception as err:  # noqa: BLE001 - Pillow raises many types
+    except Exception as err:  # Pillow raises many types
         raise MXNetError("%s: failed to decode image: %s" % (what, err)) from err
     if flag == 0:
         return np.asarray(img.convert("L"))

@@ -21,15 +21,12 @@ from math import sqrt
 
 import numpy as np
 
-from .. import io
 from .. import ndarray as nd
 from ..base import numeric_types
-from ..util import is_np_array
 from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug,
                          ForceResizeAug, HueJitterAug, LightingAug, RandomGrayAug,
-                         RandomOrderAug, ResizeAug)
+                         ResizeAug)
 from .image import copyMakeBorder, fixed_crop
-from .image_iter import ImageIter
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug",
            "DetRandomCropAug", "DetRandomPadAug", "CreateMultiRandCropAugmenter",

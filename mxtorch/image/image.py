@@ -5,7 +5,6 @@ Decoding goes through OpenCV or Pillow (optional; see ``_codec``); resizing is t
 """
 from __future__ import annotations
 
-import logging
 import os
 import random
 from numbers import Number
@@ -13,9 +12,7 @@ from numbers import Number
 import numpy as np
 
 from .. import ndarray as nd
-from .. import recordio
 from ..base import numeric_types
-from ..io import DataBatch, DataIter
 from . import _codec
 
 __all__ = ["imread", "imdecode", "imresize", "copyMakeBorder", "scale_down", "resize_short",
@@ -320,6 +317,6 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
-from .augmenters import *  # noqa: E402,F401,F403
+from .augmenters import *  # noqa: E402, F403
 from .augmenters import CreateAugmenter  # noqa: E402
-from .image_iter import ImageIter  # noqa: E402,F401
+from .image_iter import ImageIter  # noqa: E402

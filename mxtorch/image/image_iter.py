@@ -223,7 +223,7 @@ class ImageIter(DataIter):
         """Decodes a string or byte string to an NDArray."""
         try:
             return _img.imdecode(s)
-        except Exception as err:  # noqa: BLE001 - MXNet wraps every decode failure
+        except Exception as err:  # MXNet wraps every decode failure
             raise RuntimeError("Broken image index: {}, {}".format(self.cur, err)) from err
 
     def read_image(self, fname):

@@ -85,11 +85,11 @@ class _BatchLoader:
             return False
         if self.round_batch:
             self._pos = 0
-            for top in range(top, self.batch_size):
+            for row in range(top, self.batch_size):
                 if self._pos >= n:
                     raise MXNetError("Check failed: base_->Next(): number of input must be "
                                      "bigger than batch size")
-                self._copy(top)
+                self._copy(row)
                 self._num_overflow += 1
             self.pad = self._num_overflow
         else:

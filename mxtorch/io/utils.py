@@ -42,7 +42,7 @@ def _init_data(data, allow_empty, default_name):
         if not isinstance(v, keep):
             try:
                 data[k] = array(v)
-            except Exception:
+            except Exception:  # noqa: BLE001 - MXNet reports any unconvertible value as this TypeError
                 raise TypeError("Invalid type '%s' for %s, " % (type(v), k)
                                 + "should be NDArray, numpy.ndarray or h5py.Dataset") from None
     # MXNet: sources are ordered by name ('_10_data' sorts before '_1_data').

@@ -131,8 +131,8 @@ def _prepare_group2ctxs(group2ctxs, ctx_len):
             for i in range(ctx_len):
                 ret[i][k] = ctxs[i]
         return ret
-    assert False, "group2ctxs should be list of dict of str to context, " \
-                  "or dict of str to context or list of context"
+    raise AssertionError("group2ctxs should be list of dict of str to context, "
+                         "or dict of str to context or list of context")
     return False
 
 

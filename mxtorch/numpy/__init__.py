@@ -11,7 +11,7 @@ import sys
 import numpy as _onp
 
 from . import linalg, random
-from ._manip import *  # noqa: F401,F403
+from ._manip import *  # noqa: F403
 from ._manip import (append, argwhere, array_split, atleast_1d, atleast_2d, atleast_3d,
                      broadcast_arrays, broadcast_to, clip, column_stack, concat, concatenate,
                      delete, diag, diagflat, diagonal, diff, dsplit, dstack, ediff1d,
@@ -19,7 +19,7 @@ from ._manip import (append, argwhere, array_split, atleast_1d, atleast_2d, atle
                      moveaxis, nonzero, pad, ravel, repeat, reshape, resize, roll, rot90,
                      row_stack, split, squeeze, stack, swapaxes, take, tile, transpose,
                      unique, vsplit, vstack, where)
-from ._math import *  # noqa: F401,F403
+from ._math import *  # noqa: F403
 from ._math import (_BINARY, _UNARY, around, cross, dot, einsum, inner, interp, kron,
                     matmul, nan_to_num, outer, round, round_, tensordot, trace, vdot)
 from ._reduce import (all, amax, amin, any, argmax, argmin, argsort, average, bincount,
@@ -30,7 +30,7 @@ from .multiarray import (arange, array, as_np_ndarray, copy, empty, empty_like, 
                          ones, ones_like, real, shape, tri, tril, triu, zeros,
                          zeros_like)
 from . import multiarray as _mu
-from ..ndarray.methods import OPERATOR_METHODS as _legacy_methods
+from ..ndarray.methods import OPERATOR_METHODS as _LEGACY_METHODS
 from . import _math
 
 for _name, _fn, _kind in _BINARY + _UNARY:
@@ -78,5 +78,5 @@ def _method_table() -> dict:
     return table
 
 
-_mu.install_methods(_method_table(), _legacy_methods)
+_mu.install_methods(_method_table(), _LEGACY_METHODS)
 _mu._install_operators(_module_namespace())

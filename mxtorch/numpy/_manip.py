@@ -196,7 +196,7 @@ def dsplit(ary, indices_or_sections):
 
 
 @np_op
-def tile(A, reps):  # noqa: N803
+def tile(A, reps):
     """Repeat an array ``reps`` times."""
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     return _w(torch.tile(_t(A), reps), A)
@@ -247,7 +247,7 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 @np_op
-def broadcast_to(array, shape):  # noqa: A002 - NumPy's name
+def broadcast_to(array, shape):  # NumPy's name
     """Broadcast an array to a new shape."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return _w(torch.broadcast_to(_t(array), shape), array)
@@ -385,7 +385,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 @np_op
-def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002
+def diff(a, n=1, axis=-1, prepend=None, append=None):
     """n-th discrete difference along an axis."""
     pre = _t(prepend) if prepend is not None else None
     app = _t(append) if append is not None else None

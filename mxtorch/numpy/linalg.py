@@ -117,7 +117,7 @@ def lstsq(a, b, rcond="warn"):
 
 
 @np_op
-def matrix_rank(M, tol=None, hermitian=False):  # noqa: N803
+def matrix_rank(M, tol=None, hermitian=False):
     """Rank by SVD (int64)."""
     t = _f(M)
     if t.dim() < 2:
@@ -140,14 +140,14 @@ def eigvals(a):
 
 
 @np_op
-def eigh(a, UPLO="L"):  # noqa: N803
+def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix."""
     w, v = torch.linalg.eigh(_f(a), UPLO=UPLO)
     return _w(w, a), _w(v, a)
 
 
 @np_op
-def eigvalsh(a, UPLO="L"):  # noqa: N803
+def eigvalsh(a, UPLO="L"):
     """Eigenvalues (ascending) of a symmetric matrix."""
     return _w(torch.linalg.eigvalsh(_f(a), UPLO=UPLO), a)
 

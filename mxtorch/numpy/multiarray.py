@@ -25,7 +25,6 @@ import numpy as onp
 import torch
 
 from .. import autograd as _ag
-from ..base import MXNetError
 from ..context import Context, context_of_device, current_context
 from ..ndarray.ndarray import NDArray, copied
 from ..ndarray.ordering import WRITES
@@ -182,7 +181,7 @@ def _normalize_key(key, shape):
     return tuple(out), flips
 
 
-class ndarray(NDArray):  # noqa: N801 - MXNet's name
+class ndarray(NDArray):  # MXNet's name
     """An n-dimensional array with NumPy semantics (``mxnet.numpy.ndarray``)."""
 
     __slots__ = ()
@@ -387,7 +386,7 @@ def _rebuild(a):
     return wrap(torch.from_numpy(a.copy()), None)
 
 
-class _grad_scope:  # noqa: N801 - used like a context manager function
+class _grad_scope:  # used like a context manager function
     """``torch.no_grad()`` unless autograd is recording."""
 
     __slots__ = ("_ng",)
@@ -602,7 +601,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
     return wrap(torch.from_numpy(a).to(ctx.torch_device), ctx)
 
 
-def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):  # noqa: N803
+def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):
     """A 2-D array with ones on the ``k``-th diagonal."""
     ctx = _dev(ctx, device)
     a = onp.eye(N, M, k, dtype=onp.dtype(dtype) if dtype is not None else onp.float32)
@@ -614,7 +613,7 @@ def identity(n, dtype=None, ctx=None, device=None):
     return eye(n, dtype=dtype, ctx=ctx, device=device)
 
 
-def tri(N, M=None, k=0, dtype=None, ctx=None, device=None):  # noqa: N803
+def tri(N, M=None, k=0, dtype=None, ctx=None, device=None):
     """An array with ones at and below the ``k``-th diagonal."""
     ctx = _dev(ctx, device)
     a = onp.tri(N, M, k, dtype=onp.dtype(dtype) if dtype is not None else onp.float32)

@@ -5,15 +5,15 @@
 registered operators as ``mx.nd`` and return ``mx.np.ndarray``; ``npx.save`` and
 ``npx.load`` read and write the V3 (numpy-shape) NDArray file.
 """
-from ..context import (Context, cpu, cpu_pinned, current_context, gpu,  # noqa: F401
+from ..context import (Context, cpu, cpu_pinned, current_context, gpu,
                        gpu_memory_info, num_gpus)
-from ..ndarray.ndarray import waitall  # noqa: F401
-from ..util import is_np_array, is_np_shape, reset_np, set_np  # noqa: F401
-from . import _op  # noqa: F401
-from ._op import *  # noqa: F401,F403
-from ._op import nonzero, reshape  # noqa: F401
-from .utils import load, save  # noqa: F401
-from . import random  # noqa: F401
+from ..ndarray.ndarray import waitall
+from ..util import is_np_array, is_np_shape, reset_np, set_np
+from . import _op
+from ._op import *  # noqa: F403
+from ._op import nonzero, reshape
+from .utils import load, save
+from . import random
 from ._wiring import install as _install
 
 __all__ = []

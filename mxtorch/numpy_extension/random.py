@@ -13,7 +13,7 @@ import numbers
 
 import numpy as _onp
 
-from ..random import seed  # noqa: F401
+from ..random import seed
 from ..numpy import random as _np_random
 
 __all__ = ["seed", "bernoulli", "normal_n", "uniform_n"]

@@ -9,8 +9,9 @@ from .sgd import SGD, ccSGD, NAG, Signum, LARS, DCASGD, SGLD
 from .lbsgd import LBSGD
 from .adaptive import Adam, AdaGrad, RMSProp, AdaDelta, Ftrl, Adamax, Nadam, FTML, LAMB, Test
 from .updater import Updater, get_updater
-from ..ndarray import abs as NDabs  # noqa: F401  (MXNet's module exports it)
+from ..ndarray import abs as NDabs  # MXNet's module exports it
 
 __all__ = ['AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LARS', 'LAMB',
-           'LBSGD', 'NAG', 'NDabs', 'Nadam', 'Optimizer', 'RMSProp', 'SGD', 'SGLD', 'Signum', 'Test',
+           'LBSGD', 'NAG', 'NDabs', 'Nadam', 'Optimizer', 'RMSProp', 'SGD', 'SGLD', 'Signum',
+           'Test',
            'Updater', 'ccSGD', 'create', 'get_updater', 'register']

@@ -21,7 +21,7 @@ import contextlib
 import os
 import warnings
 
-from ..base import MXNetError, c_str, c_str_array, check_call, py_str  # noqa: F401 (MXNet's)
+from ..base import MXNetError, c_str, c_str_array, check_call, py_str  # MXNet's
 from .instrument import INSTRUMENTS, SCOPE
 from .recorder import DEFAULTS, REC
 from .stats import SORT_KEYS, as_json, table
@@ -220,7 +220,7 @@ def dump_profile():
     dump(True)
 
 
-def dumps(reset=False, format='table', sort_by='total', ascending=False):
+def dumps(reset=False, format='table', sort_by='total', ascending=False):  # noqa: A002 - MXNet's
     """Return a printable string of aggregate profile stats.
 
     Parameters

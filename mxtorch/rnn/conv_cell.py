@@ -101,7 +101,7 @@ class BaseConvRNNCell(BaseRNNCell):
 
 def _with_defaults(default_prefix):
     """Class decorator: the concrete cells' constructor, with MXNet's defaults."""
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),  # noqa: N807 - becomes the class's __init__
                  i2h_kernel=(3, 3), i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1),
                  i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',

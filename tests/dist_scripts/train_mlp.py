@@ -10,9 +10,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mlp_common as mc  # noqa: E402
+import mlp_common as mc
 
-import mxtorch as mx  # noqa: E402
+import mxtorch as mx
 
 
 def main():

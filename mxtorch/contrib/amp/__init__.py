@@ -1,3 +1,3 @@
 """Automatic mixed precision module."""
 from . import amp, lists, loss_scaler
-from .amp import *  # noqa: F401,F403
+from .amp import *  # noqa: F403

@@ -27,8 +27,8 @@ from ...symbol import Symbol
 from . import lists
 from .loss_scaler import LossScaler
 from .reduce_precision import Lists, reduce_precision
-from .wrap import (BFLOAT16 as bfloat16, cast_array, route_operators, wrap_loss_outputs,
-                   wrap_module)
+from .wrap import BFLOAT16 as bfloat16  # noqa: N811 - MXNet's amp.bfloat16
+from .wrap import cast_array, route_operators, wrap_loss_outputs, wrap_module
 
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model",
            "convert_hybrid_block", "list_lp16_ops", "list_fp32_ops", "list_lp16_fp32_ops",
@@ -140,7 +140,7 @@ def scale_loss(loss, optimizer_or_trainer):
         'Loss scaler is not initialized, did you forget to call amp.init_trainer()?'
     optimizer_or_trainer._scale = optimizer_or_trainer._amp_original_scale / scaler.loss_scale
     if isinstance(loss, (list, tuple)):
-        yield [l * scaler.loss_scale for l in loss]
+        yield [one * scaler.loss_scale for one in loss]
     else:
         yield scaler.loss_scale * loss
 

@@ -1,6 +1,6 @@
 """Gluon neural network layers (``mx.gluon.nn``)."""
-from ..block import *  # noqa: F401,F403  (MXNet re-exports Block, HybridBlock, SymbolBlock)
+from ..block import *  # noqa: F403  (MXNet re-exports Block, HybridBlock, SymbolBlock)
 from . import activations, basic_layers, conv_layers
-from .activations import *  # noqa: F401,F403
-from .basic_layers import *  # noqa: F401,F403
-from .conv_layers import *  # noqa: F401,F403
+from .activations import *  # noqa: F403
+from .basic_layers import *  # noqa: F403
+from .conv_layers import *  # noqa: F403

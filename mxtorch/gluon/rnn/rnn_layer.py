@@ -216,9 +216,9 @@ class _RNNLayer(HybridBlock):
     def _flat_params(self, kwargs):
         """Parameters flattened in the fused operator's order (weights, then biases)."""
         groups = ['i2h', 'h2h', 'h2r'] if self._projection_size else ['i2h', 'h2h']
-        return [kwargs['{}{}_{}_{}'.format(d, l, g, t)].reshape(-1)
+        return [kwargs['{}{}_{}_{}'.format(d, layer, g, t)].reshape(-1)
                 for t in ['weight', 'bias']
-                for l in range(self._num_layers)
+                for layer in range(self._num_layers)
                 for d in ['l', 'r'][:self._dir]
                 for g in groups
                 if g != 'h2r' or t != 'bias']

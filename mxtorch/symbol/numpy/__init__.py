@@ -3,11 +3,11 @@
 ``_Symbol`` (what ``Symbol.as_np_ndarray()`` returns), the NumPy functions on symbols,
 ``mx.sym.npx`` (:mod:`._npx`), and ``load``/``load_json`` returning ``_Symbol``.
 """
-from . import _npx, linalg, random  # noqa: F401
-from ._op import *  # noqa: F401,F403
-from ._op_ext import *  # noqa: F401,F403
+from . import _npx, linalg, random
+from ._op import *  # noqa: F403
+from ._op_ext import *  # noqa: F403
 from ._op_ext import variance as _variance
-from ._symbol import _Symbol, as_np_symbol  # noqa: F401
+from ._symbol import _Symbol, as_np_symbol
 from ..symbol import Symbol as _SymbolBase, var as _var, load as _load, load_json as _load_json
 
 

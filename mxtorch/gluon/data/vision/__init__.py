@@ -1,3 +1,3 @@
 """Vision utilities (``gluon.data.vision``)."""
-from .datasets import *  # noqa: F401,F403
-from . import transforms  # noqa: F401
+from .datasets import *  # noqa: F403
+from . import transforms

@@ -178,7 +178,7 @@ RandomFlipTopBottom = _simple("RandomFlipTopBottom", "random_flip_top_bottom",
 
 def _jitter(name: str, op: str):
     """A HybridBlock drawing a factor from [max(0, 1-v), 1+v] for ``F.image.<op>``."""
-    def __init__(self, value):
+    def __init__(self, value):  # noqa: N807 - becomes the class's __init__
         HybridBlock.__init__(self)
         self._args = (max(0, 1 - value), 1 + value)
 

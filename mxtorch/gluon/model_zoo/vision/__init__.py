@@ -12,15 +12,15 @@ has (MXNet's model-zoo file); mxtorch never downloads it. Pretrained models expe
 N x 3 x H x W RGB images in [0, 1] normalized with mean (0.485, 0.456, 0.406) and std
 (0.229, 0.224, 0.225), H and W at least 224.
 """
-from .alexnet import *  # noqa: F401,F403
-from .densenet import *  # noqa: F401,F403
-from .inception import *  # noqa: F401,F403
-from .resnet import *  # noqa: F401,F403
-from .squeezenet import *  # noqa: F401,F403
-from .vgg import *  # noqa: F401,F403
-from .mobilenet import *  # noqa: F401,F403
-from .densenet import get_densenet  # noqa: F401
-from .squeezenet import get_squeezenet  # noqa: F401
+from .alexnet import *  # noqa: F403
+from .densenet import *  # noqa: F403
+from .inception import *  # noqa: F403
+from .resnet import *  # noqa: F403
+from .squeezenet import *  # noqa: F403
+from .vgg import *  # noqa: F403
+from .mobilenet import *  # noqa: F403
+from .densenet import get_densenet
+from .squeezenet import get_squeezenet
 
 _models = {'resnet18_v1': resnet18_v1,
            'resnet34_v1': resnet34_v1,
