@@ -28,7 +28,7 @@ from .ops.failure import FailedTensor, raise_failure
 # NDArray and Symbol classes and the ctypes helpers it imports; they are listed here.
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "Function",
-           "get_symbol", "NDArray", "Symbol", "MXCallbackList", "c_array", "c_array_buf",
+           "get_symbol", "NDArray", "Symbol", "MXCallbackList", "c_array", "c_array_buf",  # noqa: F822 - module __getattr__
            "c_handle_array", "check_call", "string_types", "mx_uint", "NDArrayHandle",
            "SymbolHandle"]
 
@@ -53,7 +53,7 @@ def is_training() -> bool:
     return _STATE.training
 
 
-def set_recording(is_recording: bool) -> bool:  # noqa: F811 - MXNet's signature
+def set_recording(is_recording: bool) -> bool:  # MXNet's signature
     """Set the recording state; return the previous one."""
     prev = _STATE.recording
     _STATE.recording = bool(is_recording)

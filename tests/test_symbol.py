@@ -237,6 +237,16 @@ def test_eval_and_copy():
             getattr(c, method)()
 
 
+def test_iadd_raises_mxnet_message():
+    a = mx.sym.var("a")
+    with pytest.raises(mx.base.NotImplementedForSymbol) as err:
+        a += 1
+    # MXNet 1.9.1's text, with the types of (other, 1)
+    assert str(err.value) == ('Function __iadd__ (namely operator "+=") with arguments '
+                              "(<class 'int'>, <class 'int'>) is not implemented for Symbol "
+                              "and only available in NDArray.")
+
+
 def test_debug_str():
     a = mx.sym.var("a")
     fc = mx.sym.FullyConnected(a, num_hidden=3, name="fc1")

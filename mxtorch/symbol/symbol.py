@@ -166,7 +166,7 @@ class Symbol:
     def _set_attr(self, **kwargs) -> None:
         """Set attributes of the symbol's node (``name`` renames it); hidden keys are
         stored as ``__key__``."""
-        for k, v in kwargs.items():
+        for v in kwargs.values():
             if not isinstance(v, str):
                 raise ValueError("Set Attr only accepts string values")
         node = self._single_node()
@@ -179,7 +179,7 @@ class Symbol:
                 node.attrs[stored_attr_key(k, operator_kwarg=False)] = v
         node._parsed = None
         if node.op is not None:
-            node.parsed  # MXNet: the operator's parser validates the new attributes
+            node.parsed  # noqa: B018 - MXNet: the operator's parser validates the new attributes
 
     # ------------------------------------------------------------------ copy / compose
     def __copy__(self) -> "Symbol":
@@ -503,9 +503,6 @@ class Symbol:
 
     def __le__(self, other):
         return _arith(self, other, "_lesser_equal", "_lesser_equal_scalar")
-
-    def __iadd__(self, other):
-        raise NotImplementedForSymbol("+=")
 
     # The operator methods (s.sum(), s.reshape(), s.astype(), ...) are installed on the
     # class from the registry's fluent operators when mx.sym is imported.
