@@ -13,6 +13,7 @@ import torch.fx as fx
 
 from ..ops.tensor_util import unshared
 from .ir import Entry, Node, topo_order
+from .ir_json import subgraph_heads
 from . import layout
 
 __all__ = ["GraphProgram", "own_outputs"]
@@ -246,7 +247,6 @@ def _subgraph_callables(n: Node, is_train: bool, device,
                         channels_last: bool = False) -> list[Callable]:
     """The node's nested graphs as programs, compiled as the enclosing one is (the same
     layouts give the same arithmetic)."""
-    from ..format.symbol_json import subgraph_heads
     graphs = n.subgraphs or n.op.nested_graphs(n.parsed)
     progs = [GraphProgram(subgraph_heads(g), channels_last=channels_last) for g in graphs]
     return [lambda *t, p=p: p(t, is_train, device) for p in progs]

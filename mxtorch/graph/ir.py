@@ -6,10 +6,13 @@ from typing import Any, Iterable
 
 from ..ops import registry as _reg
 
-__all__ = ["Node", "Entry", "topo_order", "HIDDEN_KEYS"]
+__all__ = ["Node", "Entry", "topo_order", "HIDDEN_KEYS", "AUX_INIT"]
 
 # Keys MXNet also lists without underscores in list_attr()/attr_dict().
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+# MXNet: the implicit moving statistics of normalization layers carry init hints.
+AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
 
 
 class Node:

@@ -20,9 +20,9 @@ from collections import deque
 from typing import Any, Sequence
 
 from ..base import MXNetError
-from ..format.symbol_json import graph_dict
 from ..ops import registry as _reg
 from .ir import Entry, Node, topo_order
+from .ir_json import graph_dict
 
 __all__ = ["SubgraphProperty", "SubgraphBackend", "BACKENDS", "get_backend", "partition",
            "build_subgraph", "set_op_names", "remove_op_names", "partition_for_bind",

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..base import DTYPE_MX_TO_NP, MXNetError, dtype_name, dtype_np
 from .ir import Entry, Node, topo_order
+from .ir_json import subgraph_heads
 from ..util import is_np_shape
 
 __all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]
@@ -140,7 +141,6 @@ def _infer_node(n: Node, shapes: dict, done: set) -> bool:
 
 @lru_cache(maxsize=64)
 def _nested_heads(text: str) -> list[Entry]:
-    from ..format.symbol_json import subgraph_heads
     return subgraph_heads(json.loads(text))
 
 

@@ -8,13 +8,10 @@ from ..base import MXNetError, attr_to_str
 from ..name import NameManager
 from ..symbol_doc import _build_doc
 from ..ops import registry as _reg
-from ..graph.ir import Entry, Node
+from ..graph.ir import AUX_INIT, Entry, Node
 from .symbol import Symbol, stored_attr_key
 
 __all__ = ["create_symbol", "make_function", "populate", "install_methods"]
-
-# MXNet: the implicit moving statistics of normalization layers carry init hints.
-_AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
 
 
 def _split(opdef: _reg.OpDef, args: tuple, kwargs: dict):
@@ -90,7 +87,7 @@ def create_symbol(opdef: _reg.OpDef, called_name: str, pos: list, named: dict,
             if nvar and n.startswith("arg") and n[3:].isdigit():
                 raise MXNetError(f"Operator {opdef.name}: missing input {n}")
             e = Entry(Node(None, f"{name}_{n}" if name else n, dict(node_attrs)), 0)
-        init = opdef.input_inits.get(n) or (_AUX_INIT.get(n) if n in opdef.aux else None)
+        init = opdef.input_inits.get(n) or (AUX_INIT.get(n) if n in opdef.aux else None)
         if init is not None and e.node.is_variable and "__init__" not in e.node.attrs:
             # MXNet: set on the variable itself, a user's variable included
             e.node.attrs["__init__"] = init

@@ -12,6 +12,7 @@ from ..attribute import AttrScope
 from ..base import DTYPE_NP_TO_MX, HandleTable, MXNetError, NotImplementedForSymbol, dtype_np
 from ..ops import registry as _reg
 from ..graph.ir import HIDDEN_KEYS, Entry, Node, topo_order
+from ..graph.ir_json import dump_graph, load_graph
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson"]
 
@@ -286,7 +287,6 @@ class Symbol:
 
     # ------------------------------------------------------------------ serialization
     def tojson(self, remove_amp_cast: bool = True) -> str:
-        from ..format.symbol_json import dump_graph
         from ..util import is_np_shape
         # MXNet: a graph saved while NumPy shape semantics are on says so.
         extra = {"is_np_shape": ["int", 1]} if is_np_shape() else None
@@ -670,7 +670,6 @@ def Group(symbols) -> Symbol:
 
 def load_json(json_str: str) -> Symbol:
     """Load a symbol from MXNet's JSON (any version MXNet 1.9.1 loads)."""
-    from ..format.symbol_json import load_graph
     if not isinstance(json_str, str):
         raise TypeError("fname required to be string")
     return Symbol(load_graph(json_str))
@@ -683,7 +682,6 @@ def load(fname: str) -> Symbol:
     """Load a symbol from a ``-symbol.json`` file."""
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError("fname need to be string")
-    from ..format.symbol_json import load_graph
     try:
         with open(fname, "rb") as f:
             data = f.read()
