@@ -19,6 +19,7 @@ from . import context, symbol  # noqa: F401 - MXNet's module exports them
 from .base import (MXCallbackList, MXNetError, NDArrayHandle, OpHandle, c_array,  # noqa: F401
                    c_array_buf, c_str, check_call, ctypes2numpy_shared, mx_float, mx_int,
                    mx_uint, py_str)
+from .ndarray import NDArray  # noqa: F401 - MXNet's module exports it
 from .ops import registry as _registry
 from .ops.custom import CUSTOM_PROPS as _CUSTOM_PROPS
 from .ops.custom import add_python_op as _add_python_op

@@ -29,7 +29,7 @@ def _as_list(x):
 def numeric_grad(f, inputs: list[np.ndarray], head: list[np.ndarray], eps: float = 1e-6):
     """Central differences of sum(f(inputs) * head) w.r.t. each float input (float64)."""
     grads = []
-    for i, x in enumerate(inputs):
+    for x in inputs:
         if not np.issubdtype(x.dtype, np.floating):
             grads.append(None)
             continue

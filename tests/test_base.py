@@ -118,14 +118,14 @@ def test_context_default_ctx_is_thread_local():
 
 def test_star_imports_give_what_mxnet_modules_export():
     ns: dict = {}
-    exec("from mxtorch.test_utils import *", ns)
+    exec("from mxtorch.test_utils import *", ns)  # noqa: S102 - the star import is under test
     for name in ("mx", "np", "npt", "rnd", "sys", "os", "assert_almost_equal",
                  "check_consistency", "compare_optimizer", "verify_generator",
                  "discard_stderr", "DummyIter", "download", "use_np", "environment"):
         assert name in ns, name
     assert ns["mx"] is mx and ns["np"] is np
     ns = {}
-    exec("from mxtorch.autograd import *", ns)
+    exec("from mxtorch.autograd import *", ns)  # noqa: S102 - the star import is under test
     assert ns["NDArray"] is mx.nd.NDArray and ns["Symbol"] is mx.sym.Symbol
     assert ns["record"] is mx.autograd.record
 

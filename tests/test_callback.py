@@ -92,7 +92,7 @@ def test_checkpoints(monkeypatch):
     cb(0, "sym", {"a": 1}, {})
     assert callback.save_checkpoint is fake_model.save_checkpoint
     with pytest.raises(AttributeError):
-        callback.nothing_here
+        callback.nothing_here  # noqa: B018 - the lookup is what raises
     assert calls == [("mod", "pre", 2, True), ("mod", "pre", 4, True),
                      ("model", "p", 1, "sym", {"a": 1}, {})]
 

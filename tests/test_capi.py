@@ -26,7 +26,7 @@ def test_version_and_unknown_entry_point():
     assert _LIB.MXGetVersion(ctypes.byref(v)) == 0
     assert v.value == 10901
     with pytest.raises(AttributeError, match="MXNoSuchEntryPoint"):
-        _LIB.MXNoSuchEntryPoint
+        _LIB.MXNoSuchEntryPoint  # noqa: B018 - the lookup is what raises
     assert "MXGetVersion" in dir(_LIB) and "MXNoSuchEntryPoint" not in dir(_LIB)
 
 

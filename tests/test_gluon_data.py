@@ -173,7 +173,7 @@ def test_mnist_reader(tmp_path):
     assert img.shape == (28, 28, 1) and img.dtype == np.uint8 and lab == 9
     np.testing.assert_array_equal(img.asnumpy()[:, :, 0], imgs[2])
     ds = gdata.vision.FashionMNIST(root=str(tmp_path), train=False,
-                                   transform=lambda d, l: (d.astype("float32") / 255, l + 1))
+                                   transform=lambda d, lab: (d.astype("float32") / 255, lab + 1))
     assert ds[0][1] == 8
     with pytest.raises(MXNetError, match="train-images-idx3-ubyte.gz.*" + str(tmp_path)):
         gdata.vision.MNIST(root=str(tmp_path), train=True)

@@ -93,8 +93,8 @@ def test_allreduce_and_update():
     net = _dense([mx.cpu(0)])
     tr = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
     with mx.autograd.record():
-        l = (net(mx.nd.array(X)) ** 2).sum()
-    l.backward()
+        loss = (net(mx.nd.array(X)) ** 2).sum()
+    loss.backward()
     tr.allreduce_grads()
     g = net.weight.grad().asnumpy().copy()
     w = net.weight.data().asnumpy().copy()

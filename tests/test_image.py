@@ -67,7 +67,7 @@ def test_image_record_iter_matches_mxnet(expected):
     it = ImageRecordIter(path_imgrec=rec, data_shape=(3, 6, 8), batch_size=3, mean_r=10,
                          mean_g=20, mean_b=30, std_r=2, std_g=3, std_b=4)
     assert it.provide_data[0].shape == (3, 3, 6, 8) and it.provide_label[0].shape == (3,)
-    for epoch in range(2):
+    for _ in range(2):
         batches = list(it)
         assert len(batches) == 2
         for j, b in enumerate(batches):

@@ -364,8 +364,8 @@ def test_image_det_record_iter_label_padding_and_no_round_batch(tmp_path):
 
 def test_image_det_record_iter_images_match_mxnet(tmp_path):
     rec = _det_rec(tmp_path)
-    make = lambda **kw: io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 5, 7),
-                                              batch_size=3, **kw)
+    def make(**kw):
+        return io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 5, 7), batch_size=3, **kw)
     # normalization: (pixel - mean) * scale / std, a std of 0 meaning 1
     data = make(mean_r=10, std_g=2, scale=0.5).next().data[0].asnumpy()
     np.testing.assert_allclose(data[0, :, 0, :3], [[60, 64.5, 47.5], [43.75, 33.75, 52.25],

@@ -87,7 +87,7 @@ def test_sequential_module_chains_with_labels_and_auto_wiring():
 
 
 def test_python_loss_module_gradient():
-    loss = mod.PythonLossModule(grad_func=lambda s, l: s - l.reshape((-1, 1)))
+    loss = mod.PythonLossModule(grad_func=lambda s, lab: s - lab.reshape((-1, 1)))
     loss.bind(data_shapes=[("data", (3, 1))], label_shapes=[("softmax_label", (3,))])
     assert loss.output_shapes == [("pyloss_output", (3, 1))]
     scores = mx.nd.array([[1.0], [2.0], [3.0]])

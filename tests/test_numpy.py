@@ -9,7 +9,6 @@ from mxtorch import numpy as np
 R = onp.random.RandomState(0)
 A = R.uniform(0.1, 0.9, (2, 3)).astype("float32")
 B = R.uniform(0.1, 0.9, (3,)).astype("float32")
-I = onp.array([[3, 1, 2], [0, 5, 4]], dtype="int32")
 
 
 def _close(got, want, rtol=1e-5, atol=1e-6, dtype=True):

@@ -239,7 +239,7 @@ def test_scalar(op, fn):
         if s == 0.0 and op in ("_div_scalar", "_mod_scalar", "_power_scalar",
                                "_rpower_scalar", "_hypot_scalar"):
             continue
-        check_op(op, [x], {"scalar": s}, expected=lambda a: fn(a, s), dtype_out=np.float32,
+        check_op(op, [x], {"scalar": s}, expected=lambda a, s=s: fn(a, s), dtype_out=np.float32,
                  grad=not pred)
     tie = x.copy()
     tie[0, 0] = 1.5  # MXNet casts the scalar to float32 first: an exact tie

@@ -120,14 +120,14 @@ def test_trsm_trmm_syrk():
              rtol=1e-5)
     check_op("_linalg_trsm", [L, np.ascontiguousarray(B.T)], {"rightside": True, "transpose": True},
              lambda a, b: b @ np.linalg.inv(a.T), rtol=1e-5)
-    check_op("_linalg_trsm", [np.ascontiguousarray(L.T), B], {"lower": False}, lambda a, b: np.linalg.solve(a, b),
-             rtol=1e-5)
+    check_op("_linalg_trsm", [np.ascontiguousarray(L.T), B], {"lower": False},
+             lambda a, b: np.linalg.solve(a, b), rtol=1e-5)
     upper_junk = np.array([[2.0, 5.0], [1.0, 3.0]], np.float32)
     # MXNet: only the triangle named by `lower` is read
     check_op("_linalg_trmm", [upper_junk, B], {}, [L @ B])
     check_op("_linalg_trmm", [upper_junk, B], {"lower": False}, [[[22, 29, 36], [12, 15, 18]]])
-    check_op("_linalg_trmm", [L, np.ascontiguousarray(B.T)], {"rightside": True, "transpose": True, "alpha": 2.0},
-             lambda a, b: 2 * b @ a.T)
+    check_op("_linalg_trmm", [L, np.ascontiguousarray(B.T)],
+             {"rightside": True, "transpose": True, "alpha": 2.0}, lambda a, b: 2 * b @ a.T)
     check_op("_linalg_syrk", [B], {"alpha": 2.0}, lambda a: 2 * a @ a.T)
     check_op("_linalg_syrk", [B], {"transpose": True}, lambda a: a.T @ a)
 

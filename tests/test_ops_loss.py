@@ -166,7 +166,7 @@ def test_softmax_output_alias_inference_and_shape_inference():
     label = np.array([1, 0, 3], np.float32)
     np.testing.assert_allclose(mx.nd.Softmax(mx.nd.array(x), mx.nd.array(label)).asnumpy(),
                                _softmax(x), rtol=1e-5, atol=1e-6)
-    check_op("SoftmaxOutput", [x, label], {}, expected=lambda d, l: _softmax(d), grad=False)
+    check_op("SoftmaxOutput", [x, label], {}, expected=lambda d, lab: _softmax(d), grad=False)
     op = registry.get("SoftmaxOutput")
     assert op.infer_shape(op.parse_attrs({}), [(3, 4), None]) == ([(3, 4), (3,)], [(3, 4)])
     assert op.infer_shape(op.parse_attrs({"preserve_shape": True}), [(2, 3, 4), None])[0] \
@@ -295,9 +295,9 @@ def test_softmax_cross_entropy():
     x = RNG.randn(3, 4).astype(np.float32)
     label = np.array([1, 0, 3], np.float32)
 
-    def expected(d, l):
+    def expected(d, lab):
         p = _softmax(d)
-        return np.array([-np.log(p[np.arange(3), l.astype(int)]).sum()])
+        return np.array([-np.log(p[np.arange(3), lab.astype(int)]).sum()])
     check_op("softmax_cross_entropy", [x, label], {}, expected=expected, grad=[0])
     out, (g,) = _run("softmax_cross_entropy", [x, label], head=np.array([2.0]))
     p = _softmax(x.astype(np.float64))
@@ -384,7 +384,7 @@ def test_ctc_loss_lengths_and_gradient():
     out, _ = _run(mx.nd.contrib.CTCLoss, [x, label, np.array([2, 1], np.float32)],
                   use_label_lengths=True)
     np.testing.assert_allclose(out, [3.803867, 4.668308], rtol=1e-5)
-    check_op("CTCLoss", [x, label], {}, expected=lambda d, l: _np_ctc(d, [[1, 2], [3, 1]], 0),
+    check_op("CTCLoss", [x, label], {}, expected=lambda d, lab: _np_ctc(d, [[1, 2], [3, 1]], 0),
              grad=[0], grad_rtol=1e-4, grad_atol=1e-6)
 
 

@@ -105,8 +105,8 @@ def np_pool(x, kernel, stride=None, pad=None, pool_type="max", convention="valid
         lo = [max(st, 0) for st in starts]
         hi = [min(e, n) for e, n in zip(ends, sp)]
         if not include_pad:
-            size = math.prod(h - l for l, h in zip(lo, hi))
-        win = x[(slice(None), slice(None)) + tuple(slice(l, h) for l, h in zip(lo, hi))]
+            size = math.prod(h - low for low, h in zip(lo, hi))
+        win = x[(slice(None), slice(None)) + tuple(slice(low, h) for low, h in zip(lo, hi))]
         win = win.reshape(x.shape[0], x.shape[1], -1)
         if pool_type == "max":
             val = win.max(-1)

@@ -51,7 +51,7 @@ def _run(sym, **arrays):
 X = _rand(3, 4)
 P = _rand(3, 4, seed=1, lo=0.1, hi=0.9)   # in (0, 1): valid for arcsin, log, ...
 Y = _rand(3, 4, seed=2)
-I = onp.arange(12, dtype="int32").reshape(3, 4)
+IDX = onp.arange(12, dtype="int32").reshape(3, 4)
 
 UNARY = [  # (function, op name, input, NumPy reference)
     ("arcsin", P, onp.arcsin), ("arccos", P, onp.arccos), ("arctan", X, onp.arctan),
@@ -80,9 +80,9 @@ def test_unary(fname, data, ref):
 
 
 def test_unary_integer_inputs():
-    assert _run(S.floor(_var("x")), x=I)[0].dtype == onp.int32   # rounding keeps ints
-    assert _run(S.log2(_var("x")), x=I + 1)[0].dtype == onp.float32
-    onp.testing.assert_array_equal(_run(S.invert(_var("x")), x=I)[0], onp.invert(I))
+    assert _run(S.floor(_var("x")), x=IDX)[0].dtype == onp.int32   # rounding keeps ints
+    assert _run(S.log2(_var("x")), x=IDX + 1)[0].dtype == onp.float32
+    onp.testing.assert_array_equal(_run(S.invert(_var("x")), x=IDX)[0], onp.invert(IDX))
     assert _op_of(S.bitwise_not(_var("x")))[0] == "_npi_bitwise_not"
 
 
@@ -100,11 +100,11 @@ def test_binary_array_and_scalar_forms():
     onp.testing.assert_allclose(_run(S.hypot(x, 2.0), x=X)[0], onp.hypot(X, 2.0), rtol=1e-5)
     onp.testing.assert_allclose(_run(S.ldexp(x, 3), x=X)[0], X * 8, rtol=1e-6)
     onp.testing.assert_allclose(_run(S.copysign(2, x), x=X)[0], onp.copysign(2, X))
-    j = I + 1
+    j = IDX + 1
     for fname in ("bitwise_and", "bitwise_or", "bitwise_xor", "lcm"):
         ref = getattr(onp, fname)
-        onp.testing.assert_array_equal(_run(getattr(S, fname)(x, y), x=I, y=j)[0], ref(I, j))
-        onp.testing.assert_array_equal(_run(getattr(S, fname)(x, 6), x=I)[0], ref(I, 6))
+        onp.testing.assert_array_equal(_run(getattr(S, fname)(x, y), x=IDX, y=j)[0], ref(IDX, j))
+        onp.testing.assert_array_equal(_run(getattr(S, fname)(x, 6), x=IDX)[0], ref(IDX, 6))
 
 
 def test_reductions():
@@ -121,8 +121,8 @@ def test_reductions():
     assert am.dtype == onp.int64 and (am == X.argmin(1)).all()
     assert _run(S.argmin(x), x=X)[0] == X.argmin()
     onp.testing.assert_allclose(_run(S.cumsum(x, axis=0), x=X)[0], X.cumsum(0), rtol=1e-6)
-    flat = _run(S.cumsum(x), x=I)[0]
-    assert flat.dtype == onp.int64 and (flat == I.cumsum()).all()
+    flat = _run(S.cumsum(x), x=IDX)[0]
+    assert flat.dtype == onp.int64 and (flat == IDX.cumsum()).all()
     assert _run(S.all(x > 0), x=X)[0] == (X > 0).all()
     onp.testing.assert_array_equal(_run(S.any(x > 0.5, axis=0), x=X)[0], (X > 0.5).any(0))
 
