@@ -492,3 +492,28 @@ def test_reshape_target_shape_inference():
     # the deprecated target_shape API (0 = the size that makes the count match)
     net = mx.sym.Reshape(mx.sym.var("data"), target_shape=(2, 0))
     assert mx.sym.load_json(net.tojson()).infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+
+
+def test_attributes_given_as_numpy_values():
+    """NumPy scalars, dtypes, 0-d and one-element arrays parse as MXNet's front end reads
+    them (their str()); several elements print without commas and MXNet refuses them."""
+    src = np.arange(20, dtype="float32").reshape(1, 2, 1, 10)
+    x = mx.nd.array(src)
+    assert mx.nd.reshape(x, shape=np.array(20)).shape == (20,)
+    assert mx.nd.reshape(x, shape=(np.int64(4), np.int32(5))).shape == (4, 5)
+    np.testing.assert_array_equal(mx.nd.sum(x, axis=np.array([3])).asnumpy(),
+                                  src.sum(axis=3))
+    np.testing.assert_array_equal(mx.nd.sum(x, axis=np.array(3)).asnumpy(), src.sum(axis=3))
+    out = mx.nd.sum(x, axis=np.int64(1), keepdims=np.array(True))
+    np.testing.assert_array_equal(out.asnumpy(), src.sum(axis=1, keepdims=True))
+    assert mx.nd.sum(x, axis=1, keepdims=np.bool_(False)).shape == (1, 1, 10)
+    assert mx.nd.cast(x, dtype=np.dtype("float16")).dtype == np.float16
+    np.testing.assert_allclose(mx.nd.clip(x, a_min=np.array(2.5), a_max=np.float32(4)).asnumpy(),
+                               np.clip(src, 2.5, 4))
+    sym = mx.sym.broadcast_to(mx.sym.var("a"), shape=(np.int64(1), 2, np.int32(9), 10))
+    assert sym.infer_shape(a=(1, 2, 1, 10))[1] == [(1, 2, 9, 10)]
+    with pytest.raises(MXNetError, match=r"Invalid Parameter format for shape expect "
+                       r"Shape\(tuple\) but value='\[ 1  2  9 10\]', in operator broadcast_to"):
+        mx.nd.broadcast_to(x, shape=np.array([1, 2, 9, 10]))
+    with pytest.raises(MXNetError, match="for axes expect"):
+        mx.nd.transpose(x, axes=np.array([0, 2, 1, 3]))

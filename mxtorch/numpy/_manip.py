@@ -72,7 +72,7 @@ def moveaxis(a, source, destination):
 def expand_dims(a, axis):
     """Insert new axes of length one."""
     t = _t(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (int(axis),) if isinstance(axis, (int, onp.integer)) else tuple(axis)
     nd = t.dim() + len(axes)
     for ax in sorted(ax % nd for ax in axes):
         t = t.unsqueeze(ax)
@@ -85,7 +85,7 @@ def squeeze(a, axis=None):
     t = _t(a)
     if axis is None:
         return _w(t.squeeze(), a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (int(axis),) if isinstance(axis, (int, onp.integer)) else tuple(axis)
     for ax in axes:
         if t.shape[ax] != 1:
             raise ValueError("cannot select an axis to squeeze out which has size not "
@@ -217,7 +217,7 @@ def flip(m, axis=None):
     """Reverse the order of elements along the given axes."""
     t = _t(m)
     axes = tuple(range(t.dim())) if axis is None else (
-        (axis,) if isinstance(axis, int) else tuple(axis))
+        (int(axis),) if isinstance(axis, (int, onp.integer)) else tuple(axis))
     return _w(torch.flip(t, axes), m)
 
 

@@ -21,7 +21,7 @@ _builtin_max = builtins.max
 def _axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
-    return (axis,) if isinstance(axis, int) else tuple(axis)
+    return (int(axis),) if isinstance(axis, (int, onp.integer)) else tuple(axis)
 
 
 def _finish(res, a, out, dtype=None):

@@ -168,6 +168,11 @@ class Param:
 
     def convert(self, op_name: str, value: Any) -> Any:
         """Parse ``value`` (a Python value or MXNet's string), refusing as MXNet does."""
+        if isinstance(value, np.ndarray):
+            # MXNet: the front end passes str(value): a 0-d array reads as its element
+            # ('20', 'True'), a one-element array as a tuple ('[3]'); several elements
+            # print without commas ('[ 1  2  9 10]'), which MXNet's parser refuses
+            value = str(value)
         try:
             out = self.parse(value)
         except (_AttrError, TypeError, ValueError, OverflowError) as err:
