@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
-from mxtorch.graph import executor as executor_mod
+from mxtorch import executor as executor_mod
 from mxtorch.graph import passes
 from mxtorch.graph.budget import CompileGate, CostModel
 

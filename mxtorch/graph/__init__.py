@@ -1,5 +1,4 @@
-"""Graph layer: Symbol -> GraphProgram (torch.fx), shape/type passes, Executor."""
+"""Graph layer: the graph IR -> GraphProgram (torch.fx), shape/type passes, partitioning."""
 from .compile import GraphProgram
-from .executor import Executor
 
-__all__ = ["GraphProgram", "Executor"]
+__all__ = ["GraphProgram"]

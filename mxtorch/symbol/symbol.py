@@ -11,6 +11,7 @@ import numpy as np
 from ..attribute import AttrScope
 from ..base import DTYPE_NP_TO_MX, HandleTable, MXNetError, NotImplementedForSymbol, dtype_np
 from ..ops import registry as _reg
+from ..executor import bind, simple_bind
 from ..graph.ir import HIDDEN_KEYS, Entry, Node, topo_order
 from ..graph.ir_json import dump_graph, load_graph
 
@@ -358,14 +359,12 @@ class Symbol:
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
         """Bind arrays to the symbol and return an :class:`Executor`."""
-        from ..graph.executor import bind
         return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """Allocate arrays from inferred shapes and bind them."""
-        from ..graph.executor import simple_bind
         return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
                            shared_arg_names, shared_exec, shared_buffer, **kwargs)
 
