@@ -7,6 +7,17 @@ from .context import Context
 
 __all__ = ["seed"]
 
+# MXNet: every process starts from the same random state (its resource manager seeds each
+# device's generator from a fixed global seed at start-up), so a script that never calls
+# mx.random.seed draws the same initial weights, dropout masks and samples in every run.
+# torch's generators start from a fresh random seed instead; this fixes them at import.
+_DEFAULT_SEED = 0
+
+
+def _seed_default_state() -> None:
+    """Seed torch's CPU generator and (lazily) every CUDA device's with MXNet's default."""
+    torch.manual_seed(_DEFAULT_SEED)
+
 
 def seed(seed_state: int, ctx="all") -> None:
     """Seed the random number generators.
@@ -34,3 +45,6 @@ def __getattr__(name):
         return getattr(_ndr, name)
     except AttributeError:
         raise AttributeError(f"module 'mxtorch.random' has no attribute '{name}'") from None
+
+
+_seed_default_state()

@@ -1,5 +1,6 @@
 """Random sampling operators and the mx.nd.random wrappers: distributions, shapes, seeding."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -376,3 +377,52 @@ def test_symbol_random_wrappers():
     assert sym.list_arguments() == ["m", "s"]
     assert json.loads(sym.tojson())["nodes"][2]["op"] == "_sample_normal"
     assert mx.sym.random.randint(0, 5, shape=(2,)).infer_type()[1] == [np.int32]
+
+
+# ------------------------------------------------------------- default state per process
+_UNSEEDED_DRAWS = """
+import mxtorch as mx
+from mxtorch.gluon import nn
+print(mx.nd.random.uniform(shape=3).asnumpy().tolist())
+print(mx.np.random.normal(size=2).tolist())
+print(mx.random.normal(shape=2, ctx=mx.cpu(1)).asnumpy().tolist())
+print(mx.nd.Dropout(mx.nd.ones(8), p=0.5, mode="always").asnumpy().tolist())
+net = nn.Dense(3, in_units=4)
+net.initialize(mx.init.Xavier())
+print(net.weight.data().asnumpy().tolist())
+"""
+
+
+def _fresh_process(code):
+    import subprocess
+    import sys
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_unseeded_processes_draw_the_same_values():
+    """MXNet: every process starts from one default random state, so an unseeded script
+    draws the same samples, dropout masks and initial weights in every run."""
+    first, second = _fresh_process(_UNSEEDED_DRAWS), _fresh_process(_UNSEEDED_DRAWS)
+    assert first == second
+    assert len(first.splitlines()) == 5
+    # The default state is the one mx.random.seed(0) sets: reseeding here replays it.
+    import contextlib
+    import io
+    mx.random.seed(0)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(_UNSEEDED_DRAWS, {})
+    assert buf.getvalue() == first
+
+
+def test_seed_per_context_and_bad_seed():
+    mx.random.seed(7, ctx=mx.cpu(0))
+    a = mx.nd.random.uniform(shape=4).asnumpy()
+    mx.random.seed(7, ctx="cpu")
+    np.testing.assert_array_equal(mx.nd.random.uniform(shape=4).asnumpy(), a)
+    with pytest.raises(ValueError):
+        mx.random.seed(1.5)
