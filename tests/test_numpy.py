@@ -233,3 +233,48 @@ def test_real_follows_numpy_like_mxnet():
     r = np.real([1, 2])
     assert type(r) is onp.ndarray
     onp.testing.assert_array_equal(r, [1, 2])
+
+
+def test_ndarray_methods_take_mxnet_argument_forms():
+    """mx.np.ndarray methods as MXNet 1.9.1 defines them (values from NumPy)."""
+    src = onp.arange(24, dtype="float32").reshape(2, 3, 4) - 7
+    x = np.array(src)
+    _close(x.transpose(0, 2, 1), src.transpose(0, 2, 1))
+    _close(x.transpose((2, 0, 1)), src.transpose(2, 0, 1))
+    _close(x.transpose(None), src.T)
+    _close(x.transpose(), src.T)
+    with pytest.raises(TypeError):
+        x.transpose(axes=(0, 2, 1))   # MXNet: transpose(self, *axes)
+    _close(x.reshape(2, -1), src.reshape(2, -1))
+    _close(x.reshape((4, 6)), src.reshape(4, 6))
+    _close(x.reshape(-1), src.reshape(-1))
+    with pytest.raises(TypeError, match="exactly 1 argument"):
+        x.reshape()
+    with pytest.raises(TypeError, match="invalid keyword"):
+        x.reshape(4, 6, shape=(4, 6))
+    _close(x.reshape_view(0, -1), src.reshape(2, 12))   # legacy codes: 0 keeps the dim
+    _close(x.sum(0), src.sum(0))
+    _close(x.sum(0, "float64"), src.sum(0, dtype="float64"))
+    _close(x.mean(axis=0, keepdims=True), src.mean(axis=0, keepdims=True))
+    _close(x.max(1, None, True), src.max(1, keepdims=True))
+    _close(x.var(0, None, None, 1), src.var(0, ddof=1))
+    same = x.astype("float32", copy=False)
+    assert same is x
+    assert x.astype("float32") is not x
+    _close(x.astype(onp.int32), src.astype(onp.int32))
+    for kwargs in ({"order": "F"}, {"casting": "safe"}, {"subok": False}):
+        with pytest.raises(ValueError):
+            x.astype("float64", **kwargs)
+    _close(x.clip(min=1), src.clip(1, None))
+    _close(x.clip(None, 3), src.clip(None, 3))
+    _close(x.clip(0, 5), src.clip(0, 5))
+    with pytest.raises(ValueError, match="must set either max or min"):
+        x.clip()
+    _close(x.flatten(), src.flatten())
+    _close(x.flatten("F"), src.flatten("F"))
+    with pytest.raises(ValueError):
+        x.flatten("Z")
+    _close(round(x / 3, 1), onp.round(src / 3, 1))
+    assert isinstance(round(x[0, 0, 1] / 3), np.ndarray)
+    _close(x.sum(axis=onp.int64(2)), src.sum(axis=2))
+    _close(np.expand_dims(x, onp.int32(0)), src[None])

@@ -241,7 +241,16 @@ class ndarray(NDArray):  # MXNet's name
         return self.asnumpy().tolist()
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        """Return the array cast to ``dtype`` (``self`` if ``copy=False`` and it matches)."""
+        """Return the array cast to ``dtype`` (``self`` if ``copy=False`` and it matches).
+
+        MXNet supports ``order`` 'C'/'K', ``casting='unsafe'`` and ``subok=True`` only.
+        """
+        if order is not None and order not in ("K", "C"):
+            raise ValueError("order must be either 'K' or 'C'")
+        if casting != "unsafe":
+            raise ValueError("casting must be equal to 'unsafe'")
+        if not subok:
+            raise ValueError("subok must be equal to True")
         td = torch_dtype(dtype if dtype is not None else "float32")
         if not copy and td == self._t.dtype:
             return self
@@ -371,7 +380,42 @@ class ndarray(NDArray):  # MXNet's name
             shape = kwargs.pop("newshape")
         elif len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
+        elif not shape:
+            raise TypeError("reshape() takes exactly 1 argument (0 given)")
+        if kwargs:
+            raise TypeError(f"{next(iter(kwargs))} is an invalid keyword argument for this "
+                            "function")
         return _m().reshape(self, tuple(shape), order=order)
+
+    def reshape_view(self, *shape, **kwargs) -> "ndarray":
+        """The legacy reshape (MXNet's special codes ``0``, ``-2``...; shares memory)."""
+        return as_np_ndarray(NDArray.reshape(self.as_nd_ndarray(), *shape, **kwargs))
+
+    def transpose(self, *axes) -> "ndarray":
+        """Permute the axes: ``x.transpose()``, ``x.transpose(1, 0, 2)`` or a tuple."""
+        if not axes or (len(axes) == 1 and axes[0] is None):
+            axes = None
+        elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return _m().transpose(self, axes)
+
+    def clip(self, min=None, max=None, out=None) -> "ndarray":  # noqa: A002 - MXNet's names
+        """Limit the values to ``[min, max]`` (either may be None, not both)."""
+        if min is None and max is None:
+            raise ValueError("array_clip: must set either max or min")
+        return _m().clip(self, min, max, out=out)
+
+    def flatten(self, order="C") -> "ndarray":
+        """A one-dimensional copy, in row-major order ('C'; 'A' and 'K' as 'C' since arrays
+        are row-major) or column-major ('F')."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got "
+                             f"'{order}')")
+        src = self.transpose() if order == "F" else self
+        return _m().ravel(src).copy()
+
+    def __round__(self, n=0) -> "ndarray":
+        return _m().round(self, n)
 
     def __getattr__(self, name):
         if name.startswith("__"):
