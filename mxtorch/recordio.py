@@ -17,6 +17,7 @@ from multiprocessing import current_process
 import numpy as np
 
 from .base import MXNetError
+from .format import image_codec as _codec
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
            "unpack_img"]
@@ -413,7 +414,6 @@ def unpack_img(s, iscolor=-1):
     img : numpy.ndarray
         Unpacked image, channels in BGR order as OpenCV returns them.
     """
-    from .image import _codec
     header, s = unpack(s)
     return header, _codec.decode_bgr(s, iscolor)
 
@@ -437,5 +437,4 @@ def pack_img(header, img, quality=95, img_fmt=".jpg"):
     s : bytes
         The packed string.
     """
-    from .image import _codec
     return pack(header, _codec.encode_bgr(img, quality, img_fmt))

@@ -139,7 +139,7 @@ def det_images():
 def make_det_dataset(folder) -> dict:
     """A detection data set of DET_LABELS over det_images() (PNG, needs Pillow or OpenCV)
     in ``folder``: det.rec/det.idx, det.lst and img<i>.png. Returns their paths."""
-    from mxtorch.image import _codec
+    from mxtorch.format import image_codec as _codec
     folder = str(folder)
     paths = {k: os.path.join(folder, "det." + k) for k in ("rec", "idx", "lst")}
     rec = mx.recordio.MXIndexedRecordIO(paths["idx"], paths["rec"], "w")

@@ -7,7 +7,7 @@ import pytest
 import mxtorch as mx
 from mxtorch import image, recordio
 from mxtorch.base import MXNetError
-from mxtorch.image import _codec
+from mxtorch.format import image_codec as _codec
 from mxtorch.io.image_record import ImageRecordIter
 from mxtorch.gluon.data import vision
 from mxtorch.gluon.data.vision import transforms as T

@@ -315,7 +315,7 @@ def test_io_module_holds_every_iterator():
 # ---------------------------------------------------------------- ImageDetRecordIter
 def _det_rec(tmp_path):
     from helpers import make_det_dataset
-    from mxtorch.image import _codec
+    from mxtorch.format import image_codec as _codec
     if not _codec.available():
         pytest.skip("needs Pillow or OpenCV (pip install pillow)")
     return make_det_dataset(tmp_path)["rec"]

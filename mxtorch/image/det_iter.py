@@ -9,7 +9,7 @@ import numpy as np
 from .. import io
 from .. import ndarray as nd
 from ..util import is_np_array
-from . import _codec
+from ..format import image_codec as _codec
 from .detection import CreateDetAugmenter
 from .image_iter import ImageIter
 

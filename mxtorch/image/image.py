@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..base import numeric_types
-from . import _codec
+from ..format import image_codec as _codec
 
 __all__ = ["imread", "imdecode", "imresize", "copyMakeBorder", "scale_down", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",

@@ -10,6 +10,10 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, current_context
+from ..format import image_codec as _codec
+from ..format.fileset import write_file
+from ..format.npy import NPY_MAGIC, read_npy, read_npz
+from ..format.params import dumps, loads
 from ..util import is_np_shape
 from .ndarray import NDArray, _from_numpy, _wrap, array, empty, invoke  # noqa: F401
 
@@ -284,7 +288,6 @@ def save(fname: str, data) -> None:
     The file is written to a temporary name and renamed, so a failure never leaves a
     truncated file behind.
     """
-    from ..format.params import dumps
     if isinstance(data, NDArray):
         data = [data]
     if isinstance(data, dict):
@@ -310,7 +313,6 @@ def atomic_write(fname: str, blob: bytes) -> None:
 
     Temporaries that killed writers left beside ``fname`` are removed first.
     """
-    from ..format.fileset import write_file
     write_file(os.fspath(fname), blob)
 
 
@@ -328,8 +330,6 @@ def load(fname: str, ctx=None):
     ``.npy`` and ``.npz`` files are also accepted. A truncated or malformed file raises
     :class:`MXNetError` naming the file.
     """
-    from ..format.npy import NPY_MAGIC, read_npy, read_npz
-    from ..format.params import loads
     fname = os.fspath(fname)
     if not os.path.exists(fname):
         raise MXNetError(f"load: file {fname!r} does not exist")
@@ -350,7 +350,6 @@ def load(fname: str, ctx=None):
 
 def load_frombuffer(buf: bytes, ctx=None):
     """Load NDArrays from the bytes of a file written by ``save``."""
-    from ..format.params import loads
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("load_frombuffer: buf must be bytes")
     np_on = is_np_shape()
@@ -381,7 +380,6 @@ def imdecode(str_img: bytes, clip_rect=(0, 0, 0, 0), out=None, index=0, channels
     mean : NDArray, optional
         ``(c, h, w)``, subtracted from the result, whose dtype it gives (else float32).
     """
-    from ..image import _codec
     img = _codec.decode_bgr(bytes(str_img), 0 if channels == 1 else -1, "imdecode")
     img = img.reshape(img.shape[0], img.shape[1], -1)
     x0, y0, x1, y1 = (int(v) for v in clip_rect)
