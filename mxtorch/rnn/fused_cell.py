@@ -1,7 +1,7 @@
 """``mx.rnn.FusedRNNCell``: a whole multi-layer RNN as one fused ``RNN`` operator node."""
 import warnings
 
-from .. import symbol, init, ndarray
+from .. import initializer as init, ndarray, symbol
 from .rnn_cell import (BaseRNNCell, RNNCell, LSTMCell, GRUCell, SequentialRNNCell,
                        BidirectionalCell, DropoutCell, _normalize_sequence)
 

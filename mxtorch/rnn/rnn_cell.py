@@ -4,7 +4,7 @@ A cell builds, step by step, the Symbol of a recurrent network: ``cell(x_t, stat
 adds one step's nodes and ``unroll`` adds a whole sequence. Parameters are shared
 ``symbol.Variable`` s held in :class:`RNNParams`.
 """
-from .. import symbol, init, ndarray
+from .. import initializer as init, ndarray, symbol
 from ..base import numeric_types
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell',
