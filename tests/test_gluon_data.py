@@ -212,3 +212,42 @@ def test_record_file_dataset(tmp_path):
     got = [bytes(b) for b in gdata.DataLoader(ds, batch_size=2, num_workers=2,
                                               batchify_fn=_join_bytes)]
     assert got == [b"rec0rec1", b"rec2rec3", b"rec4"]
+
+
+@pytest.fixture
+def np_mode():
+    mx.npx.set_np()
+    try:
+        yield
+    finally:
+        mx.npx.reset_np()
+
+
+def test_dataloader_yields_numpy_arrays_in_numpy_mode(np_mode, tmp_path):
+    """Under npx.set_np() batches are mx.np.ndarray (as MXNet), in-process and from
+    process or thread workers, from NumPy data, Python numbers and transforms."""
+    from mxtorch.gluon.data.vision import transforms
+    x = np.arange(40, dtype="float32").reshape(10, 4)
+    y = np.arange(10, dtype="int32")
+    for kw in ({}, {"num_workers": 2}, {"num_workers": 2, "thread_pool": True}):
+        batch = next(iter(gdata.DataLoader(gdata.ArrayDataset(x, y), batch_size=4, **kw)))
+        assert all(isinstance(b, mx.np.ndarray) for b in batch), kw
+        assert int(batch[0][1, 2]) == 6 and batch[1].dtype == np.int32
+        np.testing.assert_array_equal(batch[0].asnumpy(), x[:4])
+    ints = next(iter(gdata.DataLoader(gdata.SimpleDataset(list(range(10))), batch_size=3)))
+    assert isinstance(ints, mx.np.ndarray) and ints.dtype == np.int64
+    imgs = gdata.SimpleDataset([(mx.np.array(np.full((4, 4, 3), i, "uint8"), dtype="uint8"), i)
+                                for i in range(4)])
+    tf = transforms.Compose([transforms.ToTensor(), transforms.Normalize(0.5, 0.25)])
+    data, label = next(iter(gdata.DataLoader(imgs.transform_first(tf), batch_size=2)))
+    assert isinstance(data, mx.np.ndarray) and isinstance(label, mx.np.ndarray)
+    assert data.shape == (2, 3, 4, 4)
+    np.testing.assert_allclose(data.asnumpy()[1, 0, 0, 0], (1 / 255 - 0.5) / 0.25, rtol=1e-6)
+    assert isinstance(gdata.dataloader.default_batchify_fn([np.ones(2), np.ones(2)]),
+                      mx.np.ndarray)
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", 2051, np.zeros((2, 28, 28), np.uint8))
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", 2049, np.array([7, 3], np.uint8))
+    img, lab = gdata.vision.MNIST(root=str(tmp_path), train=False)[1]
+    assert isinstance(img, mx.np.ndarray) and isinstance(lab, mx.np.ndarray)
+    assert int(lab) == 3 and lab.dtype == np.int32
+    assert isinstance(mx.image.imresize(img, 14, 14), mx.np.ndarray)

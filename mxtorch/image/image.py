@@ -14,6 +14,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import numeric_types
 from ..format import image_codec as _codec
+from ..util import is_np_array
 
 __all__ = ["imread", "imdecode", "imresize", "copyMakeBorder", "scale_down", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
@@ -71,7 +72,13 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     if out is not None:
         out[:] = nd.array(img, dtype=np.uint8)
         return out
-    return nd.array(img, dtype=np.uint8)
+    return _as_front_end(nd.array(img, dtype=np.uint8))
+
+
+def _as_front_end(arr):
+    """``arr`` as an ``mx.np.ndarray`` under NumPy array semantics (as MXNet's _npi image
+    operators return), else as given."""
+    return arr.as_np_ndarray() if is_np_array() else arr
 
 
 def imresize(src, w, h, interp=1, out=None):
@@ -88,7 +95,8 @@ def imresize(src, w, h, interp=1, out=None):
     interp : int, optional, default=1
         0 nearest, 1 bilinear, 2 area, 3 bicubic, 4 Lanczos (approximated by bicubic).
     """
-    return nd._internal._cvimresize(src, w=w, h=h, interp=interp, out=out)
+    res = nd._internal._cvimresize(src, w=w, h=h, interp=interp, out=out)
+    return res if out is not None else _as_front_end(res)
 
 
 def copyMakeBorder(src, top, bot, left, right, *args, **kwargs):

@@ -19,19 +19,22 @@ import numpy as np
 from . import sampler as _sampler
 from ... import context
 from ... import ndarray as nd
+from ... import numpy as _mx_np
+from ...util import is_np_array, is_np_shape, set_np
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 
 
 def default_batchify_fn(data):
-    """Collate data into batch."""
+    """Collate data into batch (``mx.np.ndarray`` batches under NumPy array semantics)."""
     if isinstance(data[0], nd.NDArray):
-        return nd.stack(*data)
+        return _mx_np.stack(data) if is_np_array() else nd.stack(*data)
     if isinstance(data[0], tuple):
         data = zip(*data)
         return [default_batchify_fn(i) for i in data]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    array_fn = _mx_np.array if is_np_array() else nd.array
+    return array_fn(data, dtype=data.dtype)
 
 
 def default_mp_batchify_fn(data):
@@ -50,18 +53,20 @@ def _as_in_context(data, ctx):
 
 
 class _NDArrayPayload:
-    """An NDArray crossing a process boundary as a NumPy array."""
+    """An NDArray crossing a process boundary as a NumPy array (``np_array``: it was an
+    ``mx.np.ndarray``)."""
 
-    __slots__ = ("array",)
+    __slots__ = ("array", "np_array")
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, np_array: bool = False):
         self.array = array
+        self.np_array = np_array
 
 
 def _to_payload(data):
     """Replace NDArrays in a batch tree by NumPy payloads."""
     if isinstance(data, nd.NDArray):
-        return _NDArrayPayload(data.asnumpy())
+        return _NDArrayPayload(data.asnumpy(), isinstance(data, _mx_np.ndarray))
     if isinstance(data, list):
         return [_to_payload(d) for d in data]
     if isinstance(data, tuple):
@@ -74,7 +79,8 @@ def _to_payload(data):
 def _from_payload(data):
     """Turn NumPy payloads of a batch tree back into NDArrays."""
     if isinstance(data, _NDArrayPayload):
-        return nd.array(data.array, dtype=data.array.dtype)
+        array_fn = _mx_np.array if data.np_array else nd.array
+        return array_fn(data.array, dtype=data.array.dtype)
     if isinstance(data, list):
         return [_from_payload(d) for d in data]
     if isinstance(data, tuple):
@@ -87,10 +93,16 @@ def _from_payload(data):
 _worker_dataset = None
 
 
-def _worker_initializer(dataset):
-    """Initializer for processing pool."""
+def _worker_initializer(dataset, active_shape=False, active_array=False):
+    """Initializer for processing pool (the dataset, and the parent's NumPy semantics)."""
     global _worker_dataset
     _worker_dataset = dataset
+    set_np(shape=active_shape, array=active_array)
+
+
+def _thread_worker_initializer(active_shape, active_array):
+    """Initializer for ThreadPool: the NumPy semantics are per thread."""
+    set_np(shape=active_shape, array=active_array)
 
 
 def _worker_fn(samples, batchify_fn, dataset=None):
@@ -243,12 +255,14 @@ class DataLoader:
 
     def _make_pool(self):
         """The worker pool: threads, or processes that ignore SIGINT."""
+        active = (is_np_shape(), is_np_array())
         if self._thread_pool:
-            return ThreadPool(self._num_workers)
+            return ThreadPool(self._num_workers, initializer=_thread_worker_initializer,
+                              initargs=active)
         original_sigint_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             return multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
-                                        initargs=[self._dataset])
+                                        initargs=[self._dataset, *active])
         finally:
             signal.signal(signal.SIGINT, original_sigint_handler)
 

@@ -16,7 +16,9 @@ import numpy as np
 from .. import dataset
 from .... import image, recordio
 from .... import ndarray as nd
+from .... import numpy as _mx_np
 from ....base import MXNetError
+from ....util import is_np_array
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset",
            "ImageFolderDataset"]
@@ -43,6 +45,14 @@ def _find_file(root: str, name: str, subdirs=()) -> str | None:
             if os.path.isfile(path):
                 return path
     return None
+
+
+def _front_end_arrays(data: np.ndarray, label: np.ndarray):
+    """The images as an array of the active front end; the labels as NumPy, or as an
+    ``mx.np.ndarray`` under NumPy array semantics (MXNet's MNIST/CIFAR)."""
+    if is_np_array():
+        return _mx_np.array(data, dtype=data.dtype), _mx_np.array(label, dtype=label.dtype)
+    return nd.array(data, dtype=data.dtype), label
 
 
 def _open_maybe_gz(path: str):
@@ -102,8 +112,7 @@ class MNIST(dataset._DownloadedDataset):
             raise MXNetError("%s: %s is not an MNIST image file matching %s"
                              % (type(self).__name__, data_file, label_file))
         data = data.reshape(len(label), rows, cols, 1)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _front_end_arrays(data, label)
 
 
 class FashionMNIST(MNIST):
@@ -183,8 +192,7 @@ class CIFAR10(dataset._DownloadedDataset):
         data, label = zip(*(self._read_batch(path) for path in paths))
         data = np.concatenate(data)
         label = np.concatenate(label)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _front_end_arrays(data, label)
 
 
 class CIFAR100(CIFAR10):
