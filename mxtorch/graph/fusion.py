@@ -11,8 +11,10 @@ convolution may instead run as a Winograd F(4x4, 3x3) or F(2x2, 3x3) kernel
 (:mod:`.winograd`) when that is measured faster on its shape, as oneDNN itself does on
 AVX-512 machines.
 
-A group is formed only where it cannot change a result: the convolution is 2-D NCHW,
-its weights and the BatchNorm's parameters and statistics are frozen constants, and every
+The operators declare their part (``OpDef.fusion_role``: ``conv`` for a 2-D NCHW
+convolution, ``batchnorm`` for a BatchNorm over axis 1, ``add`` for an elementwise sum,
+``relu``). A group is formed only where it cannot change a result: the convolution's
+weights and the BatchNorm's parameters and statistics are frozen constants, and every
 fused intermediate has exactly one consumer and is not a graph output.
 """
 from __future__ import annotations
@@ -35,8 +37,6 @@ __all__ = ["available", "fold_batchnorm", "fuse_program"]
 log = logging.getLogger(__name__)
 
 _CL = torch.channels_last
-_ADD_OPS = frozenset({"elemwise_add", "broadcast_add", "_npi_add"})
-_RELU_OPS = frozenset({"relu", "_npx_relu"})
 
 
 def prepare() -> None:
@@ -77,10 +77,8 @@ def fold_batchnorm(weight: torch.Tensor, bias: torch.Tensor | None, gamma: torch
     return new_w, new_b
 
 
-def _is_relu(n: Node) -> bool:
-    if n.op.name in _RELU_OPS:
-        return True
-    return n.op.name == "Activation" and n.parsed.act_type == "relu"
+def _role(n: Node) -> str | None:
+    return n.op.fusion_role_of(n.parsed)
 
 
 class _Group:
@@ -134,16 +132,14 @@ class _Fuser:
         return True
 
     def _conv_ok(self, n: Node) -> bool:
-        if n.op.name != "Convolution" or len(n.parsed.kernel) != 2:
-            return False
-        if n.parsed.layout not in (None, "NCHW"):
+        if _role(n) != "conv":
             return False
         data = self.shapes.get((id(n.inputs[0].node), n.inputs[0].index))
         return (data is not None and len(data) == 4 and 0 not in data
                 and self._constant(n, range(1, len(n.inputs))))
 
     def _bn_ok(self, n: Node) -> bool:
-        if n.op.name != "BatchNorm" or n.parsed.axis not in (1, -3):
+        if _role(n) != "batchnorm":
             return False
         if any(self.consumers.get((id(n), i)) or (id(n), i) in self.heads
                for i in range(1, n.num_outputs())):
@@ -161,7 +157,7 @@ class _Fuser:
             if nxt is not None and self._bn_ok(nxt):
                 g.bn = g.last = nxt
                 nxt = self._only_consumer(nxt)
-            if (nxt is not None and nxt.op.name in _ADD_OPS and len(nxt.inputs) == 2
+            if (nxt is not None and _role(nxt) == "add" and len(nxt.inputs) == 2
                     and id(nxt) not in claimed):
                 mine = [e for e in nxt.inputs if e.node is g.last]
                 other = [e for e in nxt.inputs if e.node is not g.last]
@@ -171,7 +167,7 @@ class _Fuser:
                     g.add, g.other, g.last = nxt, other[0], nxt
                     claimed.add(id(nxt))
                     nxt = self._only_consumer(nxt)
-            if nxt is not None and _is_relu(nxt):
+            if nxt is not None and _role(nxt) == "relu":
                 g.relu = g.last = nxt
             out.append(g)
         return out

@@ -6,7 +6,8 @@ NCHW only where an operator needs it. The same is done here with torch's
 ``channels_last`` memory format: a 2-D convolution's output is made channels-last, the
 operators that compute on any strides and keep the format (activations, pooling,
 BatchNorm, elementwise sums, concatenation) pass it on, and everything else (Flatten,
-FullyConnected, reshapes, the graph's outputs) receives a dense NCHW copy. Values are
+FullyConnected, reshapes, the graph's outputs) receives a dense NCHW copy. Each
+operator declares its part (``OpDef.channels_last``). Values are
 unchanged: only the strides differ, and no tensor leaves the program channels-last
 (gradients included: see ``Executor._hand_over`` and ``autograd.grad``).
 
@@ -35,37 +36,20 @@ from .ir import Entry, Node
 __all__ = ["channels_last_entries", "to_channels_last", "to_dense"]
 
 _CL = torch.channels_last
-_NCHW = (None, "NCHW")
-_ACTIVATIONS = frozenset({"Activation", "relu", "_npx_relu", "sigmoid", "tanh"})
-# elementwise sums and concatenation keep the format only if every input has it
-_ALL_INPUTS = frozenset({"elemwise_add", "_npi_add", "Concat"})
 
 
 def _key(e: Entry) -> tuple:
     return (id(e.node), e.index)
 
 
-def _starts(n: Node) -> bool:
-    """A 2-D NCHW convolution: its output is made channels-last."""
-    return (n.op.name == "Convolution" and len(n.parsed.kernel) == 2
-            and n.parsed.layout in _NCHW)
-
-
-def _keeps(n: Node, cl: set) -> bool:
+def _keeps(n: Node, role: str | None, cl: set) -> bool:
     """Whether ``n`` takes its channels-last data input as it is and gives output 0
-    channels-last too."""
-    name = n.op.name
-    if not n.inputs or _key(n.inputs[0]) not in cl:
+    channels-last too (elementwise sums and concatenation only if every input has it)."""
+    if role is None or not n.inputs or _key(n.inputs[0]) not in cl:
         return False
-    if name in _ACTIVATIONS:
-        return True
-    if name == "Pooling":
-        return n.parsed.layout in _NCHW and (n.parsed.global_pool or len(n.parsed.kernel) == 2)
-    if name == "BatchNorm":
-        return n.parsed.axis in (1, -3)
-    if name in _ALL_INPUTS:
+    if role == "keep_all":
         return all(_key(e) in cl for e in n.inputs)
-    return False
+    return role == "keep"
 
 
 def channels_last_entries(nodes: Sequence[Node]) -> tuple[set, set]:
@@ -77,10 +61,11 @@ def channels_last_entries(nodes: Sequence[Node]) -> tuple[set, set]:
     for n in nodes:
         if n.is_variable:
             continue
-        if _starts(n):
+        role = n.op.channels_last_role(n.parsed)
+        if role == "start":
             starts.add(id(n))
             cl.add((id(n), 0))
-        elif _keeps(n, cl):
+        elif _keeps(n, role, cl):
             cl.add((id(n), 0))
     return cl, starts
 

@@ -462,13 +462,11 @@ _FAST: dict[str, tuple] = {}  # operator name -> its _fast_entry, for the operat
 
 
 def _fast_entry(name: str) -> tuple:
-    """(OpDef, per-scalar attrs cache, default attrs or None, the compute's torch
-    function for same-dtype inputs or None, the compute's function of a 0-dim tensor
-    scalar or None), resolved once per name."""
+    """(OpDef, per-scalar attrs cache, default attrs or None, its ``same_dtype_fn``,
+    its ``tensor_scalar_fn``), resolved once per name."""
     opdef = _reg.get(name)
     default = None if opdef.params and name.endswith("scalar") else opdef.default_attrs()
-    ent = _FAST[name] = (opdef, {}, default, getattr(opdef.compute, "same_dtype", None),
-                         getattr(opdef.compute, "tensor_scalar", None))
+    ent = _FAST[name] = (opdef, {}, default, opdef.same_dtype_fn, opdef.tensor_scalar_fn)
     return ent
 
 

@@ -73,13 +73,14 @@ def _init_infer(attrs, shapes, out_shapes=None):
 _CREATE = [Shape("shape", ()), Str("ctx", ""), Dtype("dtype", "float32")]
 
 register(OpDef("_zeros", _zeros, params=_CREATE, inputs=(), creates=True,
-               infer_shape=_init_infer,
+               infer_shape=_init_infer, infer_shape_takes_outputs=True,
                doc="An array of zeros of the given shape and dtype."))
 register(OpDef("_ones", _ones, params=_CREATE, inputs=(), creates=True,
-               infer_shape=_init_infer,
+               infer_shape=_init_infer, infer_shape_takes_outputs=True,
                doc="An array of ones of the given shape and dtype."))
 register(OpDef("_full", _full, params=[*_CREATE, Float("value")], inputs=(), creates=True,
-               infer_shape=_init_infer, doc="An array filled with ``value``."))
+               infer_shape=_init_infer,
+               infer_shape_takes_outputs=True, doc="An array filled with ``value``."))
 
 
 def _zeros_without_dtype(attrs, *, device=None) -> torch.Tensor:
@@ -153,7 +154,8 @@ register(OpDef("_arange", _arange, inputs=(), creates=True,
                params=[Float("start"), OptFloat("stop", None), Float("step", 1.0),
                        Int("repeat", 1), Bool("infer_range", False), Str("ctx", ""),
                        Dtype("dtype", "float32")],
-               infer_shape=_arange_infer, shape_from_graph=_infers_range,
+               infer_shape=_arange_infer,
+               infer_shape_takes_outputs=True, shape_from_graph=_infers_range,
                with_shape=_arange_with_shape,
                doc="Evenly spaced values in [start, stop), each repeated ``repeat`` times."))
 
@@ -236,6 +238,7 @@ register(OpDef("_copy", lambda attrs, x: x.clone(), aliases=("identity",),
 register(OpDef("_copyto", lambda attrs, x: x.clone(), doc="A copy of the input (copyto)."))
 register(OpDef("_identity_with_attr_like_rhs", lambda attrs, lhs, rhs: lhs.clone(),
                inputs=("lhs", "rhs"), infer_shape=same_shape_infer,
+               infer_shape_takes_outputs=True,
                doc="A copy of lhs that takes the shape of rhs in shape inference (which is "
                    "how a graph infers an input backwards); rhs gets no gradient."))
 
@@ -273,7 +276,8 @@ def _cast_float_attrs(attrs):
 
 
 register(OpDef("Cast", _cast, params=[Dtype("dtype", REQUIRED)], aliases=("cast",),
-               fluent="astype", infer_shape=same_shape_infer, infer_type=_cast_infer_type,
+               fluent="astype", infer_shape=same_shape_infer,
+               infer_shape_takes_outputs=True, infer_type=_cast_infer_type,
                float_attrs=_cast_float_attrs,
                doc="Cast the input to ``dtype``; the gradient is cast back."))
 
@@ -302,7 +306,7 @@ def _amp_cast(attrs, x: torch.Tensor) -> torch.Tensor:
 
 
 register(OpDef("amp_cast", _amp_cast, params=[Dtype("dtype", REQUIRED)],
-               infer_shape=_amp_shape,
+               infer_shape=_amp_shape, infer_shape_takes_outputs=True,
                doc="AMP cast: cast floating-point input to ``dtype``."))
 
 
@@ -331,5 +335,5 @@ register(OpDef("amp_multicast", _amp_multicast,
                params=[Int("num_outputs"), Bool("cast_narrow", False)],
                inputs=lambda attrs: [f"data_{i}" for i in range(attrs.num_outputs)],
                key_var_num_args="num_outputs", num_outputs=lambda attrs: attrs.num_outputs,
-               infer_shape=_amp_shape,
+               infer_shape=_amp_shape, infer_shape_takes_outputs=True,
                doc="AMP multicast: cast float32/float16/bfloat16 inputs to a common type."))

@@ -199,6 +199,7 @@ register(OpDef(
     num_outputs=lambda a: len(get_prop(a).list_outputs()),
     output_names=lambda a: list(get_prop(a).list_outputs()),
     infer_shape=_infer_shape, infer_type=_infer_type, train_aware=True, allow_extra=True,
+    custom_op_attr="op_type",
     doc="Apply a custom operator implemented in Python (see mx.operator)."))
 
 

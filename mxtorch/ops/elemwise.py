@@ -255,11 +255,17 @@ def _unary_compute(fn: Fn) -> Fn:
     return lambda attrs, x: fn(x)
 
 
+# the activations that pass channels-last data on (graph/layout.py)
+_KEEPS_CHANNELS_LAST = frozenset(("relu", "sigmoid", "tanh"))
+
 for _rows, _fluent in ((_UNARY, True), (_UNARY_NO_METHOD, False)):
     for _name, _fn, _aliases in _rows:
         register(OpDef(_name, _unary_compute(_fn), aliases=_aliases, fluent=_fluent,
-                       infer_shape=same_shape_infer, infer_type=same_type_infer,
+                       infer_shape=same_shape_infer,
+                       infer_shape_takes_outputs=True, infer_type=same_type_infer,
                        listed_inputs=False,
+                       channels_last="keep" if _name in _KEEPS_CHANNELS_LAST else None,
+                       fusion_role="relu" if _name == "relu" else None,
                        doc=f"Elementwise {_name} of the input."))
 
 
@@ -445,9 +451,6 @@ def _broadcast_compute(name: str, fn: Fn) -> Fn:
                 raise MXNetError(f"Operator {name}: operands could not be broadcast together "
                                  f"with shapes {tuple(a.shape)} {tuple(b.shape)}") from None
             raise
-    # what the compute is when both dtypes match: NDArray's operator methods call it
-    # directly, one Python frame (a tenth of ``a + b``) fewer
-    compute.same_dtype = fn
     return compute
 
 
@@ -465,12 +468,18 @@ def _elemwise_compute(name: str, fn: Fn) -> Fn:
 
 for _suffix, _fn, _baliases, _ename, _ealiases in _BINARY:
     _bname = f"broadcast_{_suffix}"
+    # same_dtype_fn: the compute when both dtypes match; NDArray's operator methods call
+    # it directly, one Python frame (a tenth of ``a + b``) fewer
     register(OpDef(_bname, _broadcast_compute(_bname, _fn), inputs=("lhs", "rhs"),
+                   same_dtype_fn=_fn, fusion_role="add" if _suffix == "add" else None,
                    infer_shape=_broadcast_infer(_bname), infer_type=same_type_infer,
                    aliases=_baliases, doc=f"Broadcasting elementwise {_suffix}."))
     register(OpDef(_ename, _elemwise_compute(_ename, _fn), inputs=("lhs", "rhs"),
                    aliases=_ealiases, infer_shape=same_shape_infer,
+                   infer_shape_takes_outputs=True,
                    infer_type=same_type_infer,
+                   channels_last="keep_all" if _suffix == "add" else None,
+                   fusion_role="add" if _suffix == "add" else None,
                    doc=f"Elementwise {_suffix} of two arrays of the same shape."))
 
 
@@ -567,18 +576,18 @@ def _scalar_compute(fn: Fn) -> Fn:
             # MXNet: a non-integer scalar on an integer array promotes to float64.
             x = x.to(torch.float64)
         return fn(x, _scalar_value(x, attrs.scalar))
-    if fn in _TENSOR_SCALAR:
-        # what the compute is for a float32 or float64 ``x``, given the scalar as a
-        # 0-dim tensor of x's dtype: NDArray's operator methods keep such tensors, which
-        # spares torch wrapping the Python number (2 us of ``x + 1``'s 4)
-        compute.tensor_scalar = fn
     return compute
 
 
-_TENSOR_SCALAR = {fn for name, fn, _ in _SCALAR if name in (
+# the scalar operators whose function is also right for a float32 or float64 ``x`` and
+# the scalar as a 0-dim tensor of x's dtype (``tensor_scalar_fn``): NDArray's operator
+# methods keep such tensors, which spares torch wrapping the Python number (2 us of
+# ``x + 1``'s 4)
+_TENSOR_SCALAR = frozenset((
     "_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
     "_rdiv_scalar", "_equal_scalar", "_not_equal_scalar", "_greater_scalar",
-    "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar")}
+    "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar"))
+
 
 def _scalar_infer_type(attrs, types):
     """The array's dtype, or float64 for an integer array and a non-integer scalar."""
@@ -591,7 +600,9 @@ def _scalar_infer_type(attrs, types):
 for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
-                   aliases=_saliases, infer_shape=same_shape_infer, listed_inputs=False,
+                   tensor_scalar_fn=_fn if _sname in _TENSOR_SCALAR else None,
+                   aliases=_saliases, infer_shape=same_shape_infer,
+                   infer_shape_takes_outputs=True, listed_inputs=False,
                    infer_type=_scalar_infer_type,
                    doc=f"{_sname}: array-scalar operation."))
 
@@ -616,7 +627,8 @@ def _add_n(attrs, *arrays: torch.Tensor) -> torch.Tensor:
 register(OpDef("add_n", _add_n, params=[Int("num_args", lower=1)], key_var_num_args="num_args",
                inputs=lambda attrs: [f"arg{i}" for i in range(attrs.num_args)],
                aliases=("ElementWiseSum", "_sparse_ElementWiseSum", "_sparse_add_n"),
-               infer_shape=same_shape_infer, doc="Sum of all the input arrays."))
+               infer_shape=same_shape_infer,
+               infer_shape_takes_outputs=True, doc="Sum of all the input arrays."))
 
 
 def _where(attrs, cond: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -654,5 +666,5 @@ def _where_infer(attrs, shapes, out_shapes=None):
 
 
 register(OpDef("where", _where, inputs=("condition", "x", "y"), aliases=("_sparse_where",),
-               infer_shape=_where_infer,
+               infer_shape=_where_infer, infer_shape_takes_outputs=True,
                doc="Select elements of x or y depending on condition."))

@@ -351,12 +351,14 @@ def _unravel_infer_shape(attrs, shapes, outs=None):
 register(OpDef(
     "_ravel_multi_index", _ravel_compute, aliases=("ravel_multi_index",),
     params=[Shape("shape", ())], infer_shape=_ravel_infer_shape,
+    infer_shape_takes_outputs=True,
     doc="Convert a batch of multi-indices (ndim, N) into flat indices (N,) for an array of "
         "``shape`` (its first entry may be -1).\n\nParameters\n----------\ndata : NDArray\n"
         "shape : tuple of int"))
 register(OpDef(
     "_unravel_index", _unravel_compute, aliases=("unravel_index",),
     params=[Shape("shape", ())], infer_shape=_unravel_infer_shape,
+    infer_shape_takes_outputs=True,
     doc="Convert flat indices (N,) into multi-indices (ndim, N) for an array of ``shape`` "
         "(its first entry may be -1).\n\nParameters\n----------\ndata : NDArray\n"
         "shape : tuple of int"))

@@ -152,7 +152,8 @@ register(OpDef(
     "FullyConnected", _fc_compute, work=tuning.dense,
     params=[Int("num_hidden", doc="Number of hidden nodes of the output.", lower=1),
             Bool("no_bias", False), Bool("flatten", True)],
-    inputs=_fc_inputs, infer_shape=_fc_infer_shape, infer_type=same_type_infer,
+    inputs=_fc_inputs, infer_shape=_fc_infer_shape,
+    infer_shape_takes_outputs=True, infer_type=same_type_infer,
     doc="Applies a linear transformation: Y = X W^T + b.\n\n"
         "With ``flatten=True`` all axes but the first are collapsed; with ``flatten=False``\n"
         "the transformation applies to the last axis."))
@@ -303,9 +304,16 @@ def _conv_params(workspace: int, no_bias: bool) -> list:
     ]
 
 
+def _conv_2d_nchw(attrs: Any) -> bool:
+    return len(attrs.kernel) == 2 and attrs.layout in (None, "NCHW")
+
+
 register(OpDef(
     "Convolution", _conv_compute, params=_conv_params(1024, False), work=tuning.conv,
-    inputs=_fc_inputs, infer_shape=_conv_infer_shape, infer_type=same_type_infer,
+    inputs=_fc_inputs, infer_shape=_conv_infer_shape,
+    infer_shape_takes_outputs=True, infer_type=same_type_infer,
+    channels_last=lambda a: "start" if _conv_2d_nchw(a) else None,
+    fusion_role=lambda a: "conv" if _conv_2d_nchw(a) else None,
     doc="Compute N-D convolution on (N+2)-D input (N = 1, 2 or 3).\n\n"
         "weight has shape (num_filter, channels/num_group, *kernel)."))
 
@@ -654,6 +662,8 @@ register(OpDef(
     total_outputs=lambda a: 2 if a.pool_type == "max" and a.layout in (
         None, "NCW", "NCHW", "NCDHW") else 1,
     infer_type=same_type_infer,
+    channels_last=lambda a: "keep" if a.layout in (None, "NCHW") and (
+        a.global_pool or len(a.kernel) == 2) else None,
     doc="Performs pooling on the input (1-D, 2-D or 3-D).\n\n"
         "``pooling_convention='valid'`` floors the output size, ``'full'`` ceils it\n"
         "(1 + ceil((x + 2*pad - kernel) / stride)); ``global_pool`` ignores kernel,\n"
@@ -680,7 +690,9 @@ def _act_compute(attrs: Any, data: torch.Tensor) -> torch.Tensor:
 register(OpDef(
     "Activation", _act_compute, work=tuning.elements,
     params=[Enum("act_type", tuple(sorted(_ACTIVATIONS)))], infer_shape=same_shape_infer,
-    infer_type=same_type_infer, listed_inputs=False,
+    infer_shape_takes_outputs=True,
+    infer_type=same_type_infer, listed_inputs=False, channels_last="keep",
+    fusion_role=lambda a: "relu" if a.act_type == "relu" else None,
     doc="Applies an activation function element-wise to the input.\n\n"
         "act_type: relu, sigmoid, softrelu (log(1 + exp(x))), softsign (x / (1 + |x|)), tanh."))
 

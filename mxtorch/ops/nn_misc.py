@@ -55,7 +55,8 @@ register(OpDef(
             Shape("axes", (), "Axes along which the mask is shared (variational dropout)"),
             OptBool("cudnn_off", False, "Ignored")],
     train_aware=True, output_names=["output", "mask"], total_outputs=2, deterministic=False,
-    infer_shape=same_shape_infer, infer_type=same_type_infer,
+    infer_shape=same_shape_infer,
+    infer_shape_takes_outputs=True, infer_type=same_type_infer,
     doc="""Apply dropout to the input during training.
 
 Kept elements are scaled by ``1/(1-p)``; outside training (unless ``mode='always'``)

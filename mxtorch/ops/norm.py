@@ -194,6 +194,8 @@ register(OpDef(
     num_outputs=lambda a: 3 if a.output_mean_var else 1,
     output_names=["output", "mean", "var"], total_outputs=3,
     infer_shape=_bn_infer_shape, infer_type=_bn_infer_type,
+    channels_last=lambda a: "keep" if a.axis in (1, -3) else None,
+    fusion_role=lambda a: "batchnorm" if a.axis in (1, -3) else None,
     doc="""Batch normalization.
 
 Normalizes ``data`` over every axis but ``axis`` with the batch statistics in training

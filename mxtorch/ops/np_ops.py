@@ -69,6 +69,8 @@ def _binary_compute(fn: Fn) -> Fn:
 
 for _name, _fn in _BINARY:
     register(OpDef(_name, _binary_compute(_fn), inputs=("lhs", "rhs"),
+                   channels_last="keep_all" if _name == "_npi_add" else None,
+                   fusion_role="add" if _name == "_npi_add" else None,
                    doc=f"NumPy-semantics broadcast {_name[5:]}."))
 
 
@@ -144,6 +146,8 @@ _UNARY: list[tuple[str, Fn]] = [
 
 for _name, _fn in _UNARY:
     register(OpDef(_name, _fn, inputs=("x",) if _name.startswith("_npi") else ("data",),
+                   channels_last="keep" if _name == "_npx_relu" else None,
+                   fusion_role="relu" if _name == "_npx_relu" else None,
                    doc=f"NumPy-semantics elementwise {_name.split('_')[-1]}."))
 
 

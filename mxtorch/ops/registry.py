@@ -46,7 +46,36 @@ def _shape_known(shape: tuple | None) -> bool:
 
 
 class OpDef:
-    """The single definition of one operator."""
+    """The single definition of one operator.
+
+    Besides its structure and compute, an operator declares here the properties the
+    graph passes and front ends read (none of them looks an operator up by name):
+
+    channels_last
+        How the operator treats channels-last activations in a compiled CPU program
+        (:mod:`mxtorch.graph.layout`): ``"start"`` makes output 0 channels-last (a 2-D
+        NCHW convolution), ``"keep"`` passes a channels-last data input on to output 0,
+        ``"keep_all"`` does so only when every input is channels-last; ``None`` (the
+        default) needs dense NCHW inputs. A function of the attributes may give the role.
+    fusion_role
+        The part the operator plays in the CPU convolution fusion
+        (:mod:`mxtorch.graph.fusion`, MXNet's ``SgMKLDNNConvProperty``): ``"conv"``,
+        ``"batchnorm"``, ``"add"`` (an elementwise sum) or ``"relu"``; ``None`` for none.
+        A function of the attributes may give the role (``Activation`` is ``"relu"`` only
+        for ``act_type='relu'``).
+    same_dtype_fn
+        ``fn(a, b)``: the compute without its checks, for two inputs of one dtype that
+        broadcast (NDArray's operator methods call it directly).
+    tensor_scalar_fn
+        ``fn(x, s)``: the compute of a float32/float64 ``x`` and the scalar given as a
+        0-dim tensor of ``x``'s dtype (NDArray's operator methods keep such tensors).
+    infer_shape_takes_outputs
+        The ``infer_shape`` function takes a third argument, the output shapes the graph
+        already knows (for inference backwards from the outputs).
+    custom_op_attr
+        The attribute naming the user's Python operator the compute runs (``Custom``'s
+        ``op_type``): the profiler reports the call under that name, as MXNet does.
+    """
 
     def __init__(self, name: str, compute: Callable, *, params: Sequence[Param] = (),
                  inputs: Sequence[str] | Callable[[Any], list[str]] = ("data",),
@@ -56,7 +85,7 @@ class OpDef:
                  infer_shape: Callable | None = None, infer_type: Callable | None = None,
                  aliases: Sequence[str] = (), key_var_num_args: str | None = None,
                  train_aware: bool = False, creates: bool = False, doc: str = "",
-                 fluent: bool | str = False, input_defaults: dict | None = None,
+                 fluent: bool | str = False,
                  allow_extra: bool = False, takes_subgraphs: bool = False,
                  work: Callable | None = None, differentiable: bool = True,
                  zero_grad: bool = False, input_inits: dict[str, str] | None = None,
@@ -64,7 +93,13 @@ class OpDef:
                  listed_inputs: bool = True, subgraph_attr: str | None = None,
                  shape_from_graph: Callable[[Any], bool] | None = None,
                  with_shape: Callable[[Any, tuple], Any] | None = None,
-                 float_attrs: Callable[[Any], Any] | None = None):
+                 float_attrs: Callable[[Any], Any] | None = None,
+                 infer_shape_takes_outputs: bool = False,
+                 channels_last: str | Callable[[Any], str | None] | None = None,
+                 fusion_role: str | Callable[[Any], str | None] | None = None,
+                 same_dtype_fn: Callable | None = None,
+                 tensor_scalar_fn: Callable | None = None,
+                 custom_op_attr: str | None = None):
         self.name = name
         self.compute = compute
         self.params: dict[str, Param] = {p.name: p for p in params}
@@ -75,8 +110,7 @@ class OpDef:
         self._output_names = output_names
         self._total_outputs = total_outputs
         self._infer_shape = infer_shape
-        code = getattr(infer_shape, "__code__", None)
-        self._infer_takes_out = code is not None and code.co_argcount >= 3
+        self.infer_shape_takes_outputs = infer_shape_takes_outputs
         self._infer_type = infer_type
         self.aliases = tuple(aliases)
         self.key_var_num_args = key_var_num_args
@@ -86,7 +120,6 @@ class OpDef:
         # fluent: NDArray and Symbol have a method for it (True: named as the operator; a
         # string: the method's name, as ``Flatten`` -> ``flatten``)
         self.fluent = fluent
-        self.input_defaults = input_defaults or {}
         # input_inits: {input name: initializer JSON} given, at composition, to a variable
         # fed to that input that has no ``__init__`` attribute yet (MXNet's
         # FSetInputVarAttrOnCompose: PReLU's gamma starts at 0.25)
@@ -125,6 +158,12 @@ class OpDef:
         # gradient flows (Cast), the attributes that keep the result float64 (None: they
         # already do); integer gradients compute with them (ops/intgrad.py)
         self.float_attrs = float_attrs
+        # the properties the class docstring describes
+        self._channels_last = channels_last
+        self._fusion_role = fusion_role
+        self.same_dtype_fn = same_dtype_fn
+        self.tensor_scalar_fn = tensor_scalar_fn
+        self.custom_op_attr = custom_op_attr
         fields = list(self.params) + (["extra"] if allow_extra else [])
         self.Attrs = namedtuple(f"{name.strip('_') or 'op'}_attrs", fields)
         self.param_order = list(self.params)
@@ -187,11 +226,6 @@ class OpDef:
         """True when the compute takes no runtime keywords."""
         return not (self.train_aware or self.creates or self.takes_subgraphs)
 
-    @staticmethod
-    def attrs_to_strings(kwargs: dict) -> dict[str, str]:
-        """The attribute map MXNet stores in symbol JSON: values rendered with ``str``."""
-        return {k: attr_to_str(v) for k, v in kwargs.items()}
-
     # ------------------------------------------------------------------ structure
     def input_names(self, attrs: Any) -> list[str]:
         if self.static_inputs is not None:
@@ -245,6 +279,16 @@ class OpDef:
         det = self._deterministic
         return det(attrs) if callable(det) else det
 
+    def channels_last_role(self, attrs: Any) -> str | None:
+        """``"start"``, ``"keep"``, ``"keep_all"`` or None (see ``channels_last``)."""
+        role = self._channels_last
+        return role(attrs) if callable(role) else role
+
+    def fusion_role_of(self, attrs: Any) -> str | None:
+        """``"conv"``, ``"batchnorm"``, ``"add"``, ``"relu"`` or None (see ``fusion_role``)."""
+        role = self._fusion_role
+        return role(attrs) if callable(role) else role
+
     def aux_names(self, attrs: Any) -> list[str]:
         return list(self._aux(attrs)) if callable(self._aux) else list(self.aux)
 
@@ -281,13 +325,13 @@ class OpDef:
         """Infer shapes both ways. ``None`` is an unknown shape, 0 an unknown dimension.
 
         ``out_shapes`` (what the graph already knows of the outputs) reaches a custom
-        inference function that takes a third argument. Returns ``(in_shapes, out_shapes)``
+        inference function declared with ``infer_shape_takes_outputs``. Returns ``(in_shapes, out_shapes)``
         with whatever could be filled in.
         """
         in_shapes = list(in_shapes)
         out = None
         if self._infer_shape is not None:
-            if self._infer_takes_out:
+            if self.infer_shape_takes_outputs:
                 res = self._infer_shape(attrs, in_shapes, out_shapes)
             else:
                 res = self._infer_shape(attrs, in_shapes)
@@ -425,14 +469,6 @@ def register(opdef: OpDef) -> OpDef:
         _REGISTRY[nm] = opdef
     _CANONICAL[opdef.name] = opdef
     return opdef
-
-
-def defop(name: str, **kwargs) -> Callable[[Callable], Callable]:
-    """Decorator form: ``@defop("relu", params=[...])`` over the compute function."""
-    def deco(fn: Callable) -> Callable:
-        register(OpDef(name, fn, doc=kwargs.pop("doc", fn.__doc__ or ""), **kwargs))
-        return fn
-    return deco
 
 
 def get(name: str) -> OpDef:

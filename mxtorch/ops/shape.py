@@ -183,7 +183,7 @@ register(OpDef(
     "Reshape", _reshape_compute, aliases=("reshape",), fluent="reshape",
     params=[Shape("shape", ()), Bool("reverse", False), Shape("target_shape", ()),
             Bool("keep_highest", False)],
-    infer_shape=_reshape_infer,
+    infer_shape=_reshape_infer, infer_shape_takes_outputs=True,
     doc="Reshape the input; supports MXNet's special codes 0, -1, -2, -3 and -4."))
 
 
@@ -259,7 +259,7 @@ def _transpose_infer(attrs, shapes, out_shapes=None):
 
 
 register(OpDef("transpose", _transpose_compute, params=[Shape("axes", ())], fluent=True,
-               infer_shape=_transpose_infer,
+               infer_shape=_transpose_infer, infer_shape_takes_outputs=True,
                doc="Permute the axes (reverse them by default)."))
 
 
@@ -367,7 +367,8 @@ register(OpDef(
     "Concat", _concat_compute, aliases=("concat",), inputs=_var_inputs,
     key_var_num_args="num_args",
     params=[Int("num_args", doc="Number of inputs to be concated.", lower=1), Int("dim", 1)],
-    infer_shape=_concat_infer, infer_type=same_type_infer,
+    infer_shape=_concat_infer, infer_shape_takes_outputs=True, infer_type=same_type_infer,
+    channels_last="keep_all",
     doc="Join the inputs along axis ``dim``."))
 
 
@@ -472,7 +473,7 @@ register(OpDef(
     params=[Int("num_outputs", doc="Number of splits.", lower=1), Int("axis", 1),
             Bool("squeeze_axis", False)],
     num_outputs=_nout_slice, output_names=_numbered_outputs(_nout_slice),
-    infer_shape=_slice_channel_infer,
+    infer_shape=_slice_channel_infer, infer_shape_takes_outputs=True,
     doc="Split the input into ``num_outputs`` equal parts along ``axis``."))
 
 

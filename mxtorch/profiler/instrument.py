@@ -48,20 +48,15 @@ def _timed(cat: str, label: str, fn, args, kwargs):
 
 def _timed_compute(opdef, fn):
     """``fn`` (an operator's compute) timed while the profiler records."""
-    custom = opdef.name == "Custom"
+    custom = opdef.custom_op_attr
 
     def compute(attrs, *tensors, **kwargs):
         if not REC.recording:
             return fn(attrs, *tensors, **kwargs)
         if custom:
-            return _timed_custom(fn, attrs, tensors, kwargs)
+            return _timed_custom(fn, getattr(attrs, custom), attrs, tensors, kwargs)
         cat, label = _label(opdef.name)
         return _timed(cat, label, fn, (attrs,) + tensors, kwargs)
-    # the raw torch functions of the operator methods' fast paths stay as they are (the
-    # methods are timed themselves), so nothing resolved during a run keeps a wrapper
-    for attr in ("same_dtype", "tensor_scalar"):
-        if hasattr(fn, attr):
-            setattr(compute, attr, getattr(fn, attr))
     compute.__wrapped__ = fn
     return compute
 
@@ -73,10 +68,9 @@ def _custom_stack() -> list:
     return stack
 
 
-def _timed_custom(fn, attrs, tensors, kwargs):
+def _timed_custom(fn, op_type: str, attrs, tensors, kwargs):
     """A custom operator: ``op_type::pure_python``, the operators it calls inside
     ``op_type::name``, and its backward ``_backward_op_type::pure_python``."""
-    op_type = attrs.op_type
     stack = _custom_stack()
     stack.append(op_type)
     try:
