@@ -99,6 +99,93 @@ def test_dtype_attributes_accept_numpy_types():
                     raise AssertionError(f"{name}.{p.name} accepted complex64")
     assert checked > 50
 
+
+# Graph passes and front ends read an operator's properties from its OpDef (channels_last,
+# fusion_role, same_dtype_fn, ...), never from its name. Where a name is data, not a
+# property, the comparison is listed here: (file, enclosing function).
+NAME_DATA = {
+    ("graph/partition.py", "select"),              # the user's op_names (MXNet's selector)
+    ("graph/ir_json.py", "_upgrade_op_attrs"),     # MXNet's legacy JSON upgrade table
+    ("graph/ir_json.py", "_strip_amp"),            # MXNet drops amp casts from saved JSON
+    ("graph/ir_json.py", "skip"),
+}
+NAME_SCANNED = ("graph/", "ndarray/", "profiler/", "symbol/")
+
+
+def _op_names_in(node) -> bool:
+    """Whether ``node`` is an operator's name string or a literal collection of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and registry.find(node.value) is not None
+    if isinstance(node, ast.Call) and len(node.args) == 1:   # frozenset({...})
+        return _op_names_in(node.args[0])
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(
+        _op_names_in(e) for e in node.elts)
+
+
+def _is_op_name(node, local_names: set) -> bool:
+    """``x.op.name``, ``op.name``, ``opdef.name`` or a local variable assigned one."""
+    if isinstance(node, ast.Name):
+        return node.id in local_names
+    return isinstance(node, ast.Attribute) and node.attr == "name" and (
+        isinstance(node.value, ast.Attribute) and node.value.attr == "op"
+        or isinstance(node.value, ast.Name) and node.value.id in ("op", "opdef"))
+
+
+def _name_comparisons(path: str) -> list[tuple[str, int]]:
+    """(enclosing function, line) of each comparison that decides on an operator name."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    tables = {t.id for st in tree.body if isinstance(st, ast.Assign) and _op_names_in(st.value)
+              for t in st.targets if isinstance(t, ast.Name)}
+    found = []
+
+    def visit(node, func: str, local_names: set) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            func, local_names = node.name, set()
+        if isinstance(node, ast.Assign) and _is_op_name(node.value, set()):
+            local_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_is_op_name(s, local_names) or _op_names_in(s)
+                   and any(_is_op_name(o, local_names) for o in sides)
+                   or isinstance(s, ast.Name) and s.id in tables for s in sides):
+                found.append((func, node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child, func, local_names)
+    visit(tree, "<module>", set())
+    return found
+
+
+def test_passes_read_operator_properties_not_names():
+    offenders = []
+    for dirpath, _, files in os.walk(ROOT):
+        for fn in files:
+            rel = os.path.relpath(os.path.join(dirpath, fn), ROOT).replace(os.sep, "/")
+            if not fn.endswith(".py") or not rel.startswith(NAME_SCANNED):
+                continue
+            offenders += [f"{rel}:{line} ({func})" for func, line
+                          in _name_comparisons(os.path.join(dirpath, fn))
+                          if (rel, func) not in NAME_DATA]
+    assert not offenders, ("an operator property keyed by name (declare it on the OpDef): "
+                           f"{offenders}")
+
+
+def test_name_scan_finds_a_name_keyed_property():
+    """The scan above sees the forms a name-keyed property takes."""
+    import tempfile
+    src = ('_ADD = frozenset({"elemwise_add", "_npi_add"})\n'
+           'def f(n):\n    return n.op.name in _ADD\n'
+           'def g(n):\n    name = n.op.name\n    return name == "Pooling"\n'
+           'def h(opdef):\n    return opdef.name == "Custom"\n'
+           'def ok(n):\n    return n.parsed.act_type == "relu" or n.name in ("x",)\n')
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(src)
+    try:
+        assert [func for func, _ in _name_comparisons(f.name)] == ["f", "g", "h"]
+    finally:
+        os.unlink(f.name)
+
+
 # Operators no test names yet (each should get a test against NumPy or MXNet's values in
 # its tests/test_ops_*.py file, and leave this list). Only ever shrinks.
 UNTESTED_OPS = {
