@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C accelerated, untyped in typeshed
 from typing import Any
 
 from ..base import MXNetError
@@ -73,7 +73,7 @@ def read_json(text: str, what: str = "JSON") -> Any:
         raise MXNetError(f"{what} is malformed: {err}") from None
 
 
-def _scalar(text: str, m: re.Match) -> Any:
+def _scalar(text: str, m: re.Match[str]) -> Any:
     """The value of a number, literal or string token."""
     if m.group(1) == '"':
         return scanstring(text, m.end())
@@ -90,7 +90,7 @@ def _scalar(text: str, m: re.Match) -> Any:
 
 def _parse_iterative(text: str, pos: int) -> Any:
     """The JSON value at ``pos``, parsed with an explicit stack instead of recursion."""
-    stack: list[list] = []          # [container, pending key]
+    stack: list[list[Any]] = []     # [container, pending key]
     mode = _VALUE
     while True:
         m = _TOKEN.match(text, pos)

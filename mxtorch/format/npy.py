@@ -14,6 +14,7 @@ import ast
 import io
 import struct
 import zipfile
+from typing import Any, Callable
 
 import numpy as np
 
@@ -46,7 +47,8 @@ def _header_start(head: bytes, source: str) -> tuple[int, int, str]:
     raise _fail(source, f"unsupported .npy format version {major}.{head[7]}")
 
 
-def _parse_header(text: bytes, encoding: str, source: str):
+def _parse_header(text: bytes, encoding: str,
+                  source: str) -> tuple[np.dtype[Any], tuple[int, ...], bool]:
     """(dtype, shape, fortran_order) from the header dict, validated."""
     try:
         d = ast.literal_eval(text.decode(encoding))
@@ -69,7 +71,8 @@ def _parse_header(text: bytes, encoding: str, source: str):
     return dtype, shape, fortran
 
 
-def _read_header(read, source: str):
+def _read_header(read: Callable[[int], bytes],
+                 source: str) -> tuple[np.dtype[Any], tuple[int, ...], bool, int, int]:
     """Parse the header via ``read(n)``: (dtype, shape, fortran, data bytes, data offset)."""
     head = read(12)
     hlen, start, encoding = _header_start(head, source)
@@ -83,8 +86,9 @@ def _read_header(read, source: str):
     return dtype, shape, fortran, nbytes, start + hlen
 
 
-def _array(raw, dtype: np.dtype, shape: tuple, fortran: bool) -> np.ndarray:
-    flat = np.frombuffer(raw, dtype, int(np.prod(shape, dtype=object)))
+def _array(raw: bytes | memoryview, dtype: np.dtype[Any], shape: tuple[int, ...],
+           fortran: bool) -> np.ndarray[Any, Any]:
+    flat: np.ndarray[Any, Any] = np.frombuffer(raw, dtype, int(np.prod(shape, dtype=object)))
     if fortran:
         return flat.reshape(shape[::-1]).transpose().copy()
     return flat.reshape(shape).copy()

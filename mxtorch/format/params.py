@@ -25,6 +25,7 @@ Semantics choice (``np_semantics`` argument of :func:`loads`):
 from __future__ import annotations
 
 import struct
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,18 +150,18 @@ class _Reader:
         self.pos += n
         return out
 
-    def unpack(self, fmt: str) -> tuple:
+    def unpack(self, fmt: str) -> tuple[Any, ...]:
         """Unpack little-endian ``fmt`` at the cursor."""
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
     def u32(self) -> int:
-        return self.unpack("I")[0]
+        return int(self.unpack("I")[0])
 
     def i32(self) -> int:
-        return self.unpack("i")[0]
+        return int(self.unpack("i")[0])
 
     def u64(self) -> int:
-        return self.unpack("Q")[0]
+        return int(self.unpack("Q")[0])
 
     def remaining(self) -> int:
         return len(self.blob) - self.pos
@@ -262,7 +263,8 @@ def _zeros(r: _Reader, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         raise r.fail(f"sparse array of shape {shape} is too large to densify") from err
 
 
-def _row_sparse_dense(r: _Reader, shape, data, aux) -> np.ndarray:
+def _row_sparse_dense(r: _Reader, shape: tuple[int, ...], data: np.ndarray[Any, Any],
+                      aux: list[np.ndarray[Any, Any]]) -> np.ndarray:
     """Dense view of a row_sparse array: ``dense[indices[k]] = data[k]``."""
     idx = _index_array(r, aux[0], shape[0], "row_sparse indices")
     if data.shape != (idx.size, *shape[1:]):
@@ -272,7 +274,8 @@ def _row_sparse_dense(r: _Reader, shape, data, aux) -> np.ndarray:
     return dense
 
 
-def _csr_dense(r: _Reader, shape, data, aux) -> np.ndarray:
+def _csr_dense(r: _Reader, shape: tuple[int, ...], data: np.ndarray[Any, Any],
+               aux: list[np.ndarray[Any, Any]]) -> np.ndarray:
     """Dense view of a csr matrix from ``indptr`` (aux 0) and column ``indices`` (aux 1)."""
     if len(shape) != 2:
         raise r.fail(f"csr array must be 2-D, got shape {shape}")
@@ -288,7 +291,8 @@ def _csr_dense(r: _Reader, shape, data, aux) -> np.ndarray:
     return dense
 
 
-def _read_sparse_rest(r: _Reader, stype: int, storage_shape, shape) -> np.ndarray:
+def _read_sparse_rest(r: _Reader, stype: int, storage_shape: tuple[int, ...],
+                      shape: tuple[int, ...]) -> np.ndarray:
     """Context, dtype, aux headers, values and aux values of a sparse V2 record."""
     r.unpack("ii")
     dtype = _read_dtype(r)
