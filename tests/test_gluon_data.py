@@ -1,6 +1,7 @@
 """gluon.data: datasets, samplers, DataLoader (in-process and worker pools), vision readers."""
 import gzip
 import os
+import signal
 import struct
 import time
 
@@ -153,6 +154,35 @@ def test_dataloader_worker_timeout():
             _batches(dl)
     finally:
         dl._worker_pool.terminate()
+
+
+class _Dies(gdata.Dataset):
+    """Its worker process ends at sample 5: killed, or exiting from user code."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, idx):
+        if idx == 5:
+            if self.how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise SystemExit(3)
+        return np.float32(idx)
+
+
+@pytest.mark.parametrize("how, match", [("kill", "signal SIGKILL"), ("exit", "exit code 3")])
+def test_dataloader_worker_death_raises(how, match):
+    """A dead worker's batch never comes: the consumer raises at once (well within the
+    default timeout of 120 s) naming the worker and how it ended."""
+    dl = gdata.DataLoader(_Dies(how), batch_size=2, num_workers=2)
+    start = time.time()
+    with pytest.raises(MXNetError, match=r"DataLoader worker \(pid \d+\) exited "
+                       f"unexpectedly \\({match}\\)"):
+        _batches(dl)
+    assert time.time() - start < 5
 
 
 def _write_idx(path, magic, arr):

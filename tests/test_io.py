@@ -113,6 +113,26 @@ def test_resize_and_prefetching():
     assert len(list(single)) == 1
 
 
+class _BreaksOnSecond(io.NDArrayIter):
+    def next(self):
+        batch = super().next()
+        if batch.label[0].asnumpy()[0] == 2:
+            raise ValueError("the source broke at batch 2")
+        return batch
+
+
+def test_prefetching_iter_raises_its_source_error():
+    """An exception in the prefetching thread reaches the consumer (it used to wait
+    forever); the iterator goes on with the next batch."""
+    p = io.PrefetchingIter(_BreaksOnSecond(D, L, batch_size=2))
+    assert p.next().label[0].asnumpy().tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="broke at batch 2"):
+        p.next()
+    assert p.next().label[0].asnumpy().tolist() == [4.0, 0.0]
+    with pytest.raises(StopIteration):
+        p.next()
+
+
 def test_datadesc_databatch():
     d = io.DataDesc("x", (2, 3))
     assert repr(d) == str(d) == "DataDesc[x,(2, 3),<class 'numpy.float32'>,NCHW]"

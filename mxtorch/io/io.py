@@ -87,6 +87,15 @@ def _renamed(descs, mapping):
             else DataDesc(*x) for x in descs]
 
 
+class _PrefetchError:
+    """An exception a prefetching thread caught, for the consumer to raise."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
 class PrefetchingIter(DataIter):
     """Perform pre-fetching in another thread.
 
@@ -132,6 +141,10 @@ class PrefetchingIter(DataIter):
                 self.next_batch[i] = self.iters[i].next()
             except StopIteration:
                 self.next_batch[i] = None
+            except BaseException as err:  # noqa: BLE001 - handed to the consumer
+                # the consumer re-raises it (MXNet's thread would die and iter_next wait
+                # forever)
+                self.next_batch[i] = _PrefetchError(err)
             self.data_taken[i].clear()
             self.data_ready[i].set()
 
@@ -169,6 +182,12 @@ class PrefetchingIter(DataIter):
     def iter_next(self):
         for event in self.data_ready:
             event.wait()
+        failed = [b for b in self.next_batch if isinstance(b, _PrefetchError)]
+        if failed:   # drop this step's batches; the threads carry on with the next ones
+            for ready, taken in zip(self.data_ready, self.data_taken):
+                ready.clear()
+                taken.set()
+            raise failed[0].error
         if self.next_batch[0] is None:
             for batch in self.next_batch:
                 assert batch is None, "Number of entry mismatches between iterators"

@@ -12,6 +12,7 @@ import multiprocessing
 import multiprocessing.pool
 import pickle
 import signal
+import time
 from multiprocessing.pool import ThreadPool
 
 import numpy as np
@@ -20,6 +21,7 @@ from . import sampler as _sampler
 from ... import context
 from ... import ndarray as nd
 from ... import numpy as _mx_np
+from ...base import MXNetError
 from ...util import is_np_array, is_np_shape, set_np
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -163,10 +165,11 @@ class _MultiWorkerIter:
             raise StopIteration
         ret = self._data_buffer.pop(self._rcvd_idx)
         try:
+            self._wait(ret)
             if self._dataset is None:
-                batch = _from_payload(pickle.loads(ret.get(self._timeout)))
+                batch = _from_payload(pickle.loads(ret.get(0)))
             else:
-                batch = ret.get(self._timeout)
+                batch = ret.get(0)
         except multiprocessing.TimeoutError:
             msg = _TIMEOUT_MSG.format(self._timeout)
             if not isinstance(self._worker_pool, ThreadPool):
@@ -182,11 +185,43 @@ class _MultiWorkerIter:
         self._rcvd_idx += 1
         return batch
 
+    def _wait(self, ret) -> None:
+        """Wait up to ``timeout`` seconds for ``ret``; raise as soon as a worker process
+        has died (a killed worker's batch would never come)."""
+        workers = getattr(self._data_loader, "_worker_procs", ())
+        deadline = time.monotonic() + self._timeout
+        while not ret.ready():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise multiprocessing.TimeoutError()
+            ret.wait(min(remaining, _DEATH_POLL_S))
+            if ret.ready():
+                return
+            for proc in workers:
+                if proc.exitcode is not None:
+                    raise MXNetError(_death_message(proc))
+
     def next(self):
         return self.__next__()
 
     def __iter__(self):
         return self
+
+
+_DEATH_POLL_S = 0.1   # how often a waiting consumer checks that its workers are alive
+
+
+def _death_message(proc) -> str:
+    """Why a worker process is gone: its exit code, or the signal that killed it."""
+    code = proc.exitcode
+    how = f"exit code {code}"
+    if code < 0:
+        try:
+            how = f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"signal {-code}"
+    return (f"DataLoader worker (pid {proc.pid}) exited unexpectedly ({how}); the batch it "
+            "was loading is lost")
 
 
 class DataLoader:
@@ -261,8 +296,11 @@ class DataLoader:
                               initargs=active)
         original_sigint_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            return multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
+            pool = multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
                                         initargs=[self._dataset, *active])
+            # the first workers; any of them exiting means a lost batch (see _wait)
+            self._worker_procs = list(getattr(pool, "_pool", ()))
+            return pool
         finally:
             signal.signal(signal.SIGINT, original_sigint_handler)
 
