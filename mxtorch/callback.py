@@ -5,6 +5,8 @@ import logging
 import math
 import time
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["module_checkpoint", "do_checkpoint", "log_train_metric", "Speedometer",
            "ProgressBar", "LogValidationMetricsCallback", "TqdmProgressBar"]
 
@@ -85,8 +87,8 @@ def log_train_metric(period, auto_reset=False):
         if param.nbatch % period == 0 and param.eval_metric is not None:
             name_value = param.eval_metric.get_name_value()
             for name, value in name_value:
-                logging.info("Iter[%d] Batch[%d] Train-%s=%f", param.epoch, param.nbatch,
-                             name, value)
+                _LOG.info("Iter[%d] Batch[%d] Train-%s=%f", param.epoch, param.nbatch,
+                          name, value)
             if auto_reset:
                 param.eval_metric.reset_local()
     return _callback
@@ -136,15 +138,15 @@ class Speedometer:
                 param.eval_metric.reset_local()
                 msg = "Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec"
                 msg += "\t%s=%f" * len(name_value)
-                logging.info(msg, param.epoch, count - self.frequent, count, speed,
-                             *sum(name_value, ()))
+                _LOG.info(msg, param.epoch, count - self.frequent, count, speed,
+                          *sum(name_value, ()))
             else:
                 msg = "Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec"
                 msg += "\t%s=%f" * len(name_value)
-                logging.info(msg, param.epoch, count, speed, *sum(name_value, ()))
+                _LOG.info(msg, param.epoch, count, speed, *sum(name_value, ()))
         else:
-            logging.info("Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec",
-                         param.epoch, count, speed)
+            _LOG.info("Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec",
+                      param.epoch, count, speed)
         self.tic = time.time()
 
 
@@ -169,7 +171,7 @@ class ProgressBar:
         filled_len = int(round(self.bar_len * count / float(self.total)))
         percents = math.ceil(100.0 * count / float(self.total))
         prog_bar = "=" * filled_len + "-" * (self.bar_len - filled_len)
-        logging.info("[%s] %s%s\r", prog_bar, percents, "%")
+        _LOG.info("[%s] %s%s\r", prog_bar, percents, "%")
 
 
 class LogValidationMetricsCallback:
@@ -180,7 +182,7 @@ class LogValidationMetricsCallback:
             return
         name_value = param.eval_metric.get_name_value()
         for name, value in name_value:
-            logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+            _LOG.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
 
 
 class TqdmProgressBar:

@@ -14,6 +14,7 @@ from .base import mx_real_t
 from . import ndarray as nd
 from .context import cpu
 from .io import DataDesc
+from .log import as_logger
 from .ndarray.ndarray import _wrap
 
 __all__ = ["DataParallelExecutorGroup", "DataParallelExecutorManager"]
@@ -141,12 +142,12 @@ def _shared_input_array(name, shape, dtype, ctx, shared_data_arrays, logger):
             # good, we can share this memory
             assert np.dtype(dtype) == np.dtype(arg_arr.dtype)
             return _reshape_shared(arg_arr, shape)
-        logger.warning(('bucketing: data "%s" has a shape %s' % (name, shape)) +
-                       (', which is larger than already allocated ') +
-                       ('shape %s' % (arg_arr.shape,)) +
-                       ('. Need to re-allocate. Consider putting ') +
-                       ('default_bucket_key to be the bucket taking the largest ') +
-                       ('input for better memory sharing.'))
+        as_logger(logger).warning(('bucketing: data "%s" has a shape %s' % (name, shape)) +
+                                 (', which is larger than already allocated ') +
+                                 ('shape %s' % (arg_arr.shape,)) +
+                                 ('. Need to re-allocate. Consider putting ') +
+                                 ('default_bucket_key to be the bucket taking the largest ') +
+                                 ('input for better memory sharing.'))
         arg_arr = nd.zeros(shape, ctx, dtype=dtype)
         # replace existing shared array because the new one is bigger
         shared_data_arrays[name] = arg_arr
@@ -337,8 +338,7 @@ class DataParallelExecutorManager(object):
     def __init__(self, symbol, ctx, train_data,
                  arg_names, param_names, aux_names,
                  work_load_list=None, logger=None, sym_gen=None):
-        if logger is None:
-            logger = logging
+        logger = as_logger(logger)
         # preparation
         num_device = len(ctx)
         logger.info('Start training with %s', str(ctx))

@@ -21,6 +21,7 @@ from .context import Context, cpu
 from .executor_manager import DataParallelExecutorManager, _check_arguments, _load_data
 from .initializer import Uniform
 from .io import DataDesc
+from .log import as_logger
 from .model import (BatchEndParam, _create_kvstore, _initialize_kvstore, _multiple_callbacks,
                     _update_params, _update_params_on_kvstore,
                     _update_params_on_kvstore_nccl, load_checkpoint, save_checkpoint)
@@ -110,8 +111,7 @@ def _train_multi_device(symbol, ctx, arg_names, param_names, aux_names,
     ``arg_params``/``aux_params`` are refreshed in place at the end of training and
     whenever an epoch-end callback needs them.
     """
-    if logger is None:
-        logger = logging
+    logger = as_logger(logger)
     manager = DataParallelExecutorManager(symbol=symbol, sym_gen=sym_gen, ctx=ctx,
                                           train_data=train_data, param_names=param_names,
                                           arg_names=arg_names, aux_names=aux_names,

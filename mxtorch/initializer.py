@@ -14,6 +14,8 @@ from . import ndarray
 from . import registry
 from .ndarray import NDArray
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero",
            "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu",
            "Bilinear", "LSTMBias", "FusedRNN"]
@@ -83,7 +85,7 @@ class Initializer:
     def _verbose_print(self, desc, init, arr) -> None:
         """Log one initialized array when verbose."""
         if self._verbose and self._print_func:
-            logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
+            _LOG.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
 
     def dumps(self) -> str:
         """Save the initializer to a JSON string, e.g. ``'["normal", {"sigma": 0.5}]'``."""
@@ -256,14 +258,14 @@ class Load:
                                                             self.param[name].shape)
             arr[:] = self.param[name]
             if self.verbose:
-                logging.info("Initialized %s by loading", name)
+                _LOG.info("Initialized %s by loading", name)
         else:
             assert self.default_init is not None, \
                 "Cannot Initialize %s. Not found in loaded param " % name + \
                 "and no default Initializer is provided."
             self.default_init(name, arr)
             if self.verbose:
-                logging.info("Initialized %s by default", name)
+                _LOG.info("Initialized %s by default", name)
 
 
 class Mixed:

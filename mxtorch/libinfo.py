@@ -18,6 +18,8 @@ import logging
 import os
 import platform
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["find_lib_path", "find_include_path", "find_conf_path", "__version__",
            "__mxtorch_version__"]
 
@@ -55,10 +57,10 @@ def _env_path(var: str, check) -> str | None:
     if not value:
         return None
     if not check(value):
-        logging.warning("%s '%s' doesn't exist", var, value)
+        _LOG.warning("%s '%s' doesn't exist", var, value)
         return None
     if not os.path.isabs(value):
-        logging.warning("%s should be an absolute path, instead of: %s", var, value)
+        _LOG.warning("%s should be an absolute path, instead of: %s", var, value)
         return None
     return value
 

@@ -43,6 +43,19 @@ class _Formatter(logging.Formatter):
         return super().format(record)
 
 
+def as_logger(logger):
+    """The Logger a ``logger=`` argument names (Module, FeedForward, executor managers).
+
+    MXNet's default for these arguments is the ``logging`` module itself, whose module-level
+    ``logging.info`` installs a root handler when none exists; a script configuring logging
+    afterwards (``logging.basicConfig(level=logging.DEBUG)``) then changes nothing.
+    """
+    # MXNet: ``logger=logging`` logs on the root logger ("INFO:root:Epoch[0] ..."); its
+    # Logger object emits the same records, without the module functions' implicit
+    # basicConfig.
+    return logging.getLogger() if logger is None or logger is logging else logger
+
+
 def getLogger(name=None, filename=None, filemode=None, level=WARNING):
     """Deprecated alias of :func:`get_logger`."""
     warnings.warn("getLogger is deprecated, Use get_logger instead.",

@@ -14,6 +14,8 @@ from .base import MXNetError
 from .context import cpu
 from .format.fileset import load_set, write_set
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params"]
 
 # Parameter to pass to batch_end_callback
@@ -188,7 +190,7 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
                       lambda path: symbol.save(path, remove_amp_cast=remove_amp_cast)))
     parts.append((param_name, lambda path: nd.save(path, save_dict)))
     write_set(_checkpoint_manifest(prefix, epoch), parts)
-    logging.info('Saved checkpoint to "%s"', param_name)
+    _LOG.info('Saved checkpoint to "%s"', param_name)
 
 
 def _checkpoint_manifest(prefix, epoch) -> str:
@@ -221,7 +223,7 @@ def _split_params(path, fname):
     arg_params: dict = {}
     aux_params: dict = {}
     if not save_dict:
-        logging.warning("Params file '%s' is empty", fname)
+        _LOG.warning("Params file '%s' is empty", fname)
         return (arg_params, aux_params)
     if not isinstance(save_dict, dict):
         raise _CheckpointKeyError(f"{fname}: a checkpoint params file must hold named arrays "

@@ -8,6 +8,8 @@ from math import sqrt
 from . import ndarray
 from .ndarray import NDArray
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["Monitor"]
 
 
@@ -118,7 +120,7 @@ class Monitor:
         """End collecting and print results."""
         res = self.toc()
         for n, k, v in res:
-            logging.info("Batch: {:7d} {:30s} {:s}".format(n, k, v))
+            _LOG.info("Batch: {:7d} {:30s} {:s}".format(n, k, v))
 
 
 def _format_stats(v_list) -> str:

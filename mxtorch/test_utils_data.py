@@ -18,6 +18,8 @@ import numpy as np
 
 from . import io as _io
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["download", "download_model", "get_mnist", "get_mnist_pkl", "get_mnist_ubyte",
            "get_cifar10", "get_mnist_iterator", "get_zip_data", "get_bz2_data", "DummyIter",
            "get_im2rec_path"]
@@ -74,13 +76,13 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
         fname = os.path.join(dirname, fname)
     if dirname != "" and not os.path.exists(dirname):
         try:
-            logging.info("create directory %s", dirname)
+            _LOG.info("create directory %s", dirname)
             os.makedirs(dirname)
         except OSError as exc:
             if exc.errno != errno.EEXIST:
                 raise OSError("failed to create " + dirname) from exc
     if not overwrite and os.path.exists(fname):
-        logging.info("%s exists, skipping download", fname)
+        _LOG.info("%s exists, skipping download", fname)
         return fname
     while True:
         try:
@@ -93,7 +95,7 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
             print("download failed, retrying, {} attempt{} left"
                   .format(retries, "s" if retries > 1 else ""))
             time.sleep(0.1)
-    logging.info("downloaded %s into %s successfully", url, fname)
+    _LOG.info("downloaded %s into %s successfully", url, fname)
     return fname
 
 

@@ -14,6 +14,8 @@ from mxtorch.gluon import nn
 
 from .data import DigitsSplit, ProgressBar
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["build_net", "train_gluon", "evaluate"]
 
 
@@ -79,9 +81,9 @@ def train_gluon(cfg, split: DigitsSplit, ctxs: list, prefix: str) -> float:
         tic = time.time()
         metric.reset()
         _train_epoch(net, trainer, train_data, ctxs, metric, bar, epoch)
-        logging.info("Epoch[%d] Train-%s=%f", epoch, *metric.get())
-        logging.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-        logging.info("Epoch[%d] Validation-accuracy=%f", epoch,
-                     evaluate(net, val_data, ctxs))
+        _LOG.info("Epoch[%d] Train-%s=%f", epoch, *metric.get())
+        _LOG.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
+        _LOG.info("Epoch[%d] Validation-accuracy=%f", epoch,
+                  evaluate(net, val_data, ctxs))
     net.export(prefix, epoch=cfg.epochs)
     return evaluate(net, val_data, ctxs)

@@ -13,6 +13,8 @@ from ..format import image_codec as _codec
 from .detection import CreateDetAugmenter
 from .image_iter import ImageIter
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["ImageDetIter"]
 
 _MEAN = np.array([123.68, 116.28, 103.53])
@@ -209,7 +211,7 @@ class ImageDetIter(ImageIter):
                     data, label = self.augmentation_transform(data, label)
                     self._check_valid_label(label)
                 except RuntimeError as err:
-                    logging.debug("Invalid image, skipping:  %s", str(err))
+                    _LOG.debug("Invalid image, skipping:  %s", str(err))
                     continue
                 batch_data[i] = self.postprocess_data(data)
                 num_object = label.shape[0]
@@ -283,7 +285,7 @@ class ImageDetIter(ImageIter):
                     self.check_valid_image([data])
                     label = self._parse_label(label)
                 except RuntimeError as err:
-                    logging.debug("Invalid image, skipping:  %s", str(err))
+                    _LOG.debug("Invalid image, skipping:  %s", str(err))
                     continue
                 count += 1
                 data, label = self.augmentation_transform(data, label)
@@ -326,5 +328,5 @@ class ImageDetIter(ImageIter):
         if max_count > val_shape[0]:
             it.reshape(None, (max_count, val_shape[1]))
         if verbose and max_count > min(train_shape[0], val_shape[0]):
-            logging.info("Resized label_shape to (%d, %d).", max_count, train_shape[1])
+            _LOG.info("Resized label_shape to (%d, %d).", max_count, train_shape[1])
         return it

@@ -28,6 +28,8 @@ from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug,
                          ResizeAug)
 from .image import copyMakeBorder, fixed_crop
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug",
            "DetRandomCropAug", "DetRandomPadAug", "CreateMultiRandCropAugmenter",
            "CreateDetAugmenter", "ImageDetIter"]
@@ -153,7 +155,7 @@ def _as_range(value, what: str, aug: str) -> tuple:
     if isinstance(value, (tuple, list)):
         return tuple(value)
     assert isinstance(value, numeric_types)
-    logging.info("Using fixed %s: %s in %s", what, value, aug)
+    _LOG.info("Using fixed %s: %s in %s", what, value, aug)
     return (value, value)
 
 

@@ -16,6 +16,8 @@ from ..base import MXNetError
 from ..ndarray import array
 from .base import DataBatch, DataDesc, DataIter
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter"]
 
 
@@ -132,7 +134,7 @@ class MXDataIter(DataIter):
     def debug_skip_load(self):
         """Always return the first batch (for debugging the speed of the rest)."""
         self._debug_skip_load = True
-        logging.info("Set debug_skip_load to be true, will simply return first batch")
+        _LOG.info("Set debug_skip_load to be true, will simply return first batch")
 
     def reset(self):
         self._debug_at_begin = True
@@ -324,8 +326,10 @@ def MNISTIter(image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyt
         images = images.reshape(len(images), 1, rows, cols)
         shape = "[%d,1,%d,%d]" % (batch_size, rows, cols)
     if not int(silent):
-        logging.info("MNISTIter: load %d images, shuffle=%d, shape=%s",
-                     len(images), int(shuffle), shape)
+        # MXNet: the C++ iterator writes this through dmlc's log, never through Python's
+        # logging; here it goes to this module's logger, so the root logger stays untouched.
+        _LOG.info("MNISTIter: load %d images, shuffle=%d, shape=%s",
+                  len(images), int(shuffle), shape)
     keep = len(images) // batch_size * batch_size   # MXNet: the last partial batch is dropped
     # MXNet: MNISTIter reports a zero index for every example.
     loader = _BatchLoader(images[:keep], labels[:keep], batch_size, False,

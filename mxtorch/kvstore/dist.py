@@ -29,6 +29,8 @@ from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .kvstore import KVStore, _group, _key_value
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["DistKVStore", "HorovodKVStore", "create_dist", "is_checkpoint_writer"]
 
 _DEFAULT_TIMEOUT_S = 300.0
@@ -167,7 +169,7 @@ def _at_exit() -> None:
             # until every worker is done with it (tearing it down earlier can abort a peer).
             tdist.monitored_barrier(timeout=timedelta(seconds=min(10.0, _timeout_s())))
     except Exception as exc:  # noqa: BLE001
-        logging.warning("distributed kvstore: barrier before exit failed: %s", exc)
+        _LOG.warning("distributed kvstore: barrier before exit failed: %s", exc)
         return
     try:
         tdist.destroy_process_group()

@@ -12,6 +12,7 @@ from .. import ndarray
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
+from ..log import as_logger
 from ..model import BatchEndParam
 from ..ndarray.ndarray import NDArray
 
@@ -98,7 +99,7 @@ class BaseModule(object):
     """
 
     def __init__(self, logger=logging):
-        self.logger = logger
+        self.logger = as_logger(logger)
         self.binded = False
         self.for_training = False
         self.inputs_need_grad = False

@@ -18,6 +18,7 @@ from .. import ndarray as nd
 from ..base import DTYPE_MX_TO_NP as _DTYPE_MX_TO_NP
 from ..executor_manager import _split_input_slice
 from ..io import DataDesc
+from ..log import as_logger
 from ..ndarray.ndarray import NDArray, _wrap
 
 __all__ = ["DataParallelExecutorGroup"]
@@ -220,7 +221,7 @@ class DataParallelExecutorGroup(object):
         self.group2ctxs = _prepare_group2ctxs(group2ctxs, len(contexts))
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
-        self.logger = logger
+        self.logger = as_logger(logger)
         self._total_exec_bytes = 0
         self.fixed_param_names = fixed_param_names if fixed_param_names is not None else []
         self.state_names = state_names if state_names is not None else []

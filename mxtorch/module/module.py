@@ -20,6 +20,8 @@ from ..ndarray.utils import atomic_write
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["Module"]
 
 
@@ -163,9 +165,9 @@ class Module(BaseModule):
         if save_optimizer_states:
             parts.append((state_name, self.save_optimizer_states))
         write_set(_checkpoint_manifest(prefix, epoch), parts)
-        logging.info('Saved checkpoint to "%s"', param_name)
+        _LOG.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
-            logging.info('Saved optimizer state to "%s"', state_name)
+            _LOG.info('Saved optimizer state to "%s"', state_name)
 
     def _reset_bind(self):
         """Internal function to reset binded state."""

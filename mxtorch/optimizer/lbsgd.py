@@ -12,6 +12,8 @@ from .. import ndarray as nd
 from ..ndarray import NDArray
 from .base import Optimizer, register
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["LBSGD"]
 
 
@@ -63,10 +65,10 @@ class LBSGD(Optimizer):
                  warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
                  num_epochs=60, **kwargs):
         super().__init__(**kwargs)
-        logging.info('Running Large-Batch SGD Algorithm')
-        logging.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, '
-                     'updates_per_epoch=%d)', batch_scale, warmup_epochs, warmup_strategy,
-                     updates_per_epoch)
+        _LOG.info('Running Large-Batch SGD Algorithm')
+        _LOG.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, '
+                  'updates_per_epoch=%d)', batch_scale, warmup_epochs, warmup_strategy,
+                  updates_per_epoch)
         self.momentum = momentum
         self.multi_precision = multi_precision
         self.warmup_strategy = warmup_strategy

@@ -30,6 +30,8 @@ from .reduce_precision import Lists, reduce_precision
 from .wrap import BFLOAT16 as bfloat16  # noqa: N811 - MXNet's amp.bfloat16
 from .wrap import cast_array, route_operators, wrap_loss_outputs, wrap_module
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model",
            "convert_hybrid_block", "list_lp16_ops", "list_fp32_ops", "list_lp16_fp32_ops",
            "list_conditional_fp32_ops", "list_widest_type_cast", "list_loss_output_functions",
@@ -85,7 +87,7 @@ def init(target_dtype='float16', target_precision_ops=None, conditional_fp32_ops
     name = _target_name(target_dtype)
     assert name is not None, "AMP currently supports only float16 or bfloat16 as a target_dtype"
     _amp_initialized = True
-    logging.info("Using AMP")
+    _LOG.info("Using AMP")
     dtype = dtype_np(name)
     lp16 = target_precision_ops if target_precision_ops is not None else list_lp16_ops(dtype)
     fp32 = fp32_ops if fp32_ops is not None else list_fp32_ops(dtype)

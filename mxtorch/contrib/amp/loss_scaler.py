@@ -6,6 +6,8 @@ import logging
 from ... import autograd
 from ... import ndarray as nd
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["LossScaler"]
 
 # MXNet: the arrays checked by one multi_all_finite call.
@@ -55,11 +57,11 @@ class LossScaler:
         if overflow:
             self._next_loss_scale = self._loss_scale / 2.0
             self._unskipped = 0
-            logging.info("AMP: decreasing loss scale to %f", self._next_loss_scale)
+            _LOG.info("AMP: decreasing loss scale to %f", self._next_loss_scale)
         else:
             self._unskipped += 1
         if self._unskipped == self._scale_seq_len:
             self._unskipped = 0
             self._next_loss_scale = min(self._max_loss_scale, self._loss_scale * 2.0)
-            logging.info("AMP: increasing loss scale to %f", self._next_loss_scale)
+            _LOG.info("AMP: increasing loss scale to %f", self._next_loss_scale)
         return overflow

@@ -14,6 +14,8 @@ from ...base import dtype_np
 from ...ndarray import NDArray
 from ...symbol import Symbol
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["wrap_module", "wrap_loss_outputs", "route_operators"]
 
 BFLOAT16 = dtype_np("bfloat16")
@@ -159,8 +161,8 @@ def wrap_loss_outputs(module, scaler, names) -> None:
                 return _f(*args, **kwargs)
         else:
             def wrapped(*args, _f=f, **kwargs):
-                logging.warning("%s does not support dynamic loss scaling in symbolic and "
-                                "hybridized execution.", _f.__name__)
+                _LOG.warning("%s does not support dynamic loss scaling in symbolic and "
+                             "hybridized execution.", _f.__name__)
                 return _f(*args, **kwargs)
         setattr(module, name, _copy_meta(wrapped, f))
 

@@ -12,6 +12,8 @@ import warnings
 from ...base import MXNetError
 from ..utils import check_sha1
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ['get_model_file', 'purge']
 
 _model_sha1 = {name: checksum for checksum, name in [
@@ -114,7 +116,7 @@ def get_model_file(name, root=os.path.join(data_dir(), 'models')):
     root = os.path.expanduser(root)
     file_path = os.path.join(root, file_name + '.params')
     if not os.path.exists(file_path):
-        logging.info('Model file not found at %s.', file_path)
+        _LOG.info('Model file not found at %s.', file_path)
         raise _missing_file_error(name, file_path, root)
     if not check_sha1(file_path, _model_sha1[name]):
         # MXNet downloads the file again on a mismatch; with no download, the file the
