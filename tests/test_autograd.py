@@ -254,6 +254,40 @@ def test_copies_and_casts_are_recorded(name):
     np.testing.assert_array_equal(a.asnumpy(), [1, 2, 3])
 
 
+_PATHS = {   # a call under record() -> the operator it records
+    "operator method": (lambda a: a + a, "broadcast_add"),
+    "scalar method": (lambda a: 2 - a, "_rminus_scalar"),
+    "comparison": (lambda a: a > 1, "_greater_scalar"),
+    "plain mx.nd function": (lambda a: mx.nd.relu(a), "relu"),
+    "invoke": (lambda a: mx.nd.sum(a, axis=0), "sum"),
+    "several outputs": (lambda a: mx.nd.split(a, num_outputs=2, axis=0), "SliceChannel"),
+    "astype": (lambda a: a.astype("float64"), "Cast"),
+    "copy": (lambda a: a.copy(), "_copy"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(_PATHS))
+def test_every_dispatch_path_records_in_one_place(path, monkeypatch):
+    # invoke, its short forms (operator methods, mx.nd's plain functions) and the copies
+    # meet autograd in one function, so a change to recording is made once
+    from mxtorch.ndarray import ndarray as nd_module
+    call, op = _PATHS[path]
+    seen = []
+    real = nd_module._settle
+
+    def settle(ent, *args, **kwargs):
+        seen.append(ent.opdef.name)
+        return real(ent, *args, **kwargs)
+    monkeypatch.setattr(nd_module, "_settle", settle)
+    a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+    a.attach_grad()
+    with mx.autograd.record():
+        out = call(a)
+    assert seen == [op]
+    outs = out if isinstance(out, list) else [out]
+    assert all(o._t.requires_grad == (path != "comparison") for o in outs)
+
+
 def test_attached_inputs_outside_recording_build_no_graph_and_restore_grad_mode():
     import torch
     w = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])

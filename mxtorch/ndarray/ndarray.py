@@ -179,18 +179,16 @@ class NDArray:
         if not copy and td == self._t.dtype:
             return self
         res = copied(self._t, dtype=td)
-        if res.requires_grad:   # recorded: copied() detaches outside record()
-            _note(_reg.get("Cast"), {"dtype": dtype}, (self._t,), res)
-        elif _STATE.recording and _int_involved((self._t,), td.is_floating_point):
-            res = _int_recorded(_reg.get("Cast"), {"dtype": dtype}, (self._t,), res)
+        if _STATE.recording:   # recorded as MXNet's Cast (copied() detaches outside)
+            res = _settle(_ENTRIES.get("Cast") or _entry("Cast"), {"dtype": dtype},
+                          (self._t,), res)
         return _wrap(res, self._ctx)
 
     def copy(self) -> "NDArray":
         res = copied(self._t)
-        if res.requires_grad:
-            _note(_reg.get("_copy"), _NO_ATTRS, (self._t,), res)
-        elif _STATE.recording and _int_involved((self._t,), res.is_floating_point()):
-            res = _int_recorded(_reg.get("_copy"), _NO_ATTRS, (self._t,), res)
+        if _STATE.recording:   # recorded as MXNet's _copy
+            res = _settle(_ENTRIES.get("_copy") or _entry("_copy"), _NO_ATTRS, (self._t,),
+                          res)
         return _wrap(res, self._ctx)
 
     def copyto(self, other):
@@ -458,53 +456,227 @@ def _inplace(dst: NDArray, result: NDArray) -> NDArray:
     return dst
 
 
-_FAST: dict[str, tuple] = {}  # operator name -> its _fast_entry, for the operator methods
+# ---------------------------------------------------------------------- dispatch
+# Every call of an operator on NDArrays goes through :func:`invoke`, or through one of
+# its two short forms that run the compute directly and hand anything unusual to it:
+# :func:`call_plain` (``mx.nd.<op>`` of a parameter-free operator) and the operator
+# methods (``a + b``, ``2 - a``, ``a > b``: :func:`_binary_method`). All three meet
+# autograd in :func:`_settle`, the one place calls are recorded.
+class _Entry:
+    """What dispatch needs of one operator, resolved once (by name and by OpDef)."""
+
+    __slots__ = ("opdef", "plain", "attrs", "work", "same_dtype", "tensor_scalar",
+                 "scalars")
+
+    def __init__(self, opdef: _OpDef):
+        self.opdef = opdef
+        self.plain = opdef.plain   # the compute takes no runtime keywords
+        try:
+            self.attrs = opdef.default_attrs()   # the attributes of a call without any
+        except MXNetError:
+            self.attrs = None  # a required attribute: parse_attrs names it
+        self.work = opdef.work   # the cost estimate of operator tuning (ops/tuning.py)
+        # the torch function of the compute for two inputs of one dtype, and for a
+        # float32/float64 input and the scalar as a 0-dim tensor of its dtype
+        self.same_dtype = opdef.same_dtype_fn
+        self.tensor_scalar = opdef.tensor_scalar_fn
+        self.scalars: dict = {}   # (scalar, its class) -> parsed attributes (scalar ops)
 
 
-def _fast_entry(name: str) -> tuple:
-    """(OpDef, per-scalar attrs cache, default attrs or None, its ``same_dtype_fn``,
-    its ``tensor_scalar_fn``), resolved once per name."""
-    opdef = _reg.get(name)
-    default = None if opdef.params and name.endswith("scalar") else opdef.default_attrs()
-    ent = _FAST[name] = (opdef, {}, default, opdef.same_dtype_fn, opdef.tensor_scalar_fn)
+_ENTRIES: dict = {}   # operator name or OpDef -> its _Entry
+
+
+def _entry(op) -> _Entry:
+    """The :class:`_Entry` of an operator name or OpDef, made once per OpDef."""
+    opdef = op if op.__class__ is _OpDef else _reg.get(op)
+    ent = _ENTRIES.get(opdef) or _Entry(opdef)
+    _ENTRIES[opdef] = _ENTRIES[op] = ent
     return ent
 
 
-def call_plain(opdef, attrs, inputs):
-    """The shortest path for a plain operator on NDArrays with fixed attributes.
+def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context | None = None,
+           _held: bool = False):
+    """Run a registered operator imperatively on NDArrays.
 
-    Returns ``None`` when the full :func:`invoke` is needed (an error to explain, several
-    outputs, more than two inputs). One and two inputs avoid building a list: at this
-    scale every Python step shows. As in the operator methods, the compute runs directly
-    and a result torch recorded outside ``record()`` (attached inputs) is detached.
+    This is the path from ``mx.nd`` to the registry: parse attributes (cached), call the
+    torch compute (under ``no_grad`` when nothing is recorded), record it
+    (:func:`_settle`), wrap outputs. It is the hot path of imperative code, so it is kept
+    flat. A call with ``out=`` holds the write lock from reading its inputs to writing
+    ``out`` (ordering.py).
+    """
+    if out is not None and not _held:
+        with _WRITES:
+            return invoke(op, inputs, kwargs, out, ctx, True)
+    ent = _ENTRIES.get(op) or _entry(op)  # keyed by name or by OpDef
+    opdef = ent.opdef
+    attrs = ent.attrs
+    if kwargs or attrs is None:
+        attrs = opdef.parse_attrs(kwargs)
+    try:
+        tensors = [x._t for x in inputs]
+    except AttributeError:
+        bad = next(x for x in inputs if not isinstance(x, NDArray))
+        raise MXNetError(f"Operator {opdef.name}: expected NDArray inputs, got "
+                         f"{type(bad).__name__}") from None
+    if ctx is None:
+        ctx = inputs[0]._ctx if inputs else current_context()
+    state = _STATE
+    threads = 0
+    work = ent.work
+    if work is not None and tensors:
+        # operator tuning: a small call of a kernel that starts OpenMP at any size
+        estimate = work(attrs, *tensors)
+        if state.recording:
+            _tuning.recorded(state, estimate)
+        threads = _tuning.single(estimate)
+    try:
+        if not state.recording:
+            for t in tensors:
+                if t.requires_grad:
+                    # torch.no_grad() without its Python context manager (2 us -> 0.3 us)
+                    grad_was = _grad_enabled()
+                    _set_grad_enabled(False)
+                    try:
+                        res = _run(opdef, attrs, tensors, state.training, ctx)
+                    finally:
+                        _set_grad_enabled(grad_was)
+                    break
+            else:
+                res = (opdef.compute(attrs, *tensors) if ent.plain
+                       else _run(opdef, attrs, tensors, state.training, ctx))
+        else:
+            res = _run(opdef, attrs, tensors, state.training, ctx)
+            if res.__class__ is torch.Tensor:
+                res = _settle(ent, kwargs, tensors, unshared(res, tensors), attrs, ctx)
+            elif not isinstance(res, torch.Tensor):   # several outputs (not failed ones)
+                res = _settle(ent, kwargs, tensors, [unshared(r, tensors) for r in res],
+                              attrs, ctx)
+    except MXNetError:
+        raise
+    except (RuntimeError, ValueError, IndexError, TypeError) as err:
+        shapes = [tuple(t.shape) for t in tensors]
+        raise MXNetError(f"Operator {opdef.name}: {err} (input shapes {shapes}, "
+                         f"attributes {dict(kwargs)})") from None
+    finally:
+        _tuning.restore(threads)
+    if res.__class__ is torch.Tensor or isinstance(res, torch.Tensor):   # FailedTensor
+        if out is not None:
+            return _write_out(out, res)
+        arr = _new(NDArray)
+        arr._t = unshared(res, tensors)
+        arr._ctx = ctx
+        arr._ag = None
+        return arr
+    outs = [_wrap(unshared(r, tensors), ctx) for r in res]
+    if out is not None:
+        for o, r in zip(out if isinstance(out, (list, tuple)) else [out], outs):
+            _write_out(o, r._t)
+        return out
+    return outs
+
+
+def _settle(ent: _Entry, kwargs: dict, tensors, res, attrs=None, ctx=None):
+    """Where every dispatch path meets autograd, once ``res`` (a tensor or a list of
+    them, sharing no memory with the inputs ``tensors``) is computed: called under
+    ``record()``, and outside it for a result torch recorded (``requires_grad``).
+
+    Outside ``record()`` MXNet records nothing: torch's record of a call on attached
+    arrays is dropped. Under it, a result on torch's tape is noted for mx.autograd (the
+    tape ``get_symbol`` reads); one that is not but carries an integer array's gradient
+    (ops/intgrad.py) is put on that gradient path. Returns ``res`` as recorded.
+    """
+    state = _STATE
+    if res.__class__ is list:   # several outputs (invoke makes them a list)
+        if not state.recording:
+            return [r.detach() for r in res]
+        if any(r.requires_grad for r in res):
+            _note(ent.opdef, kwargs, tensors, res)
+            return res
+        floats = all(r.is_floating_point() for r in res)
+    else:
+        if not state.recording:
+            return res.detach()
+        if ent.work is None:
+            _tuning.recorded_result(state, res)
+        if res.requires_grad:
+            _note(ent.opdef, kwargs, tensors, res)
+            return res
+        floats = res.is_floating_point()
+    if _int_involved(tensors, floats):
+        res = _int_recorded(ent.opdef, kwargs, tensors, res, attrs, state.training,
+                            ctx.torch_device if ent.opdef.creates else None)
+    return res
+
+
+def _int_recorded(opdef, kwargs: dict, tensors, res, attrs=None, is_train: bool = False,
+                  device=None):
+    """A recorded call whose results are not on torch's tape but carry an integer array's
+    gradient (ops/intgrad.py): ``res`` on the operator's gradient path, recorded."""
+    if attrs is None:
+        attrs = opdef.parse_attrs(kwargs)
+    res = _intgrad.run_op(opdef, attrs, tensors, res, is_train, device)
+    _note_followed(opdef, kwargs, tensors, res)
+    return res
+
+
+def int_followed(fn, opdef, kwargs: dict, tensors, res):
+    """:func:`_int_recorded` for a computation ``fn`` of the tensors that stands for
+    ``opdef`` (reshape; None: nothing recorded, as for indexing): ``res = fn(*tensors)``
+    on its gradient path."""
+    res = _intgrad.follow(fn, tensors, res)
+    if opdef is not None:
+        _note_followed(opdef, kwargs, tensors, res)
+    return res
+
+
+def _note_followed(opdef, kwargs: dict, tensors, res) -> None:
+    outs = res if isinstance(res, (list, tuple)) else (res,)
+    if any(o.requires_grad or getattr(o, _intgrad.SHADOW, None) is not None for o in outs):
+        _note(opdef, kwargs, tensors, list(res) if isinstance(res, (list, tuple)) else res)
+
+
+def _run(opdef, attrs, tensors, is_train, ctx):
+    if opdef.plain:
+        return opdef.compute(attrs, *tensors)
+    return opdef.run(attrs, tensors, is_train, ctx.torch_device if opdef.creates else None)
+
+
+def plain_entry(opdef: _OpDef) -> _Entry | None:
+    """The entry of an operator :func:`call_plain` can run (plain, without parameters or
+    a tuning estimate), else None."""
+    if not opdef.plain or opdef.params or opdef.key_var_num_args or opdef.work is not None:
+        return None
+    return _ENTRIES.get(opdef) or _entry(opdef)
+
+
+def call_plain(ent: _Entry, inputs):
+    """:func:`invoke`'s short form for an operator of :func:`plain_entry` on one or two
+    NDArrays: the compute runs directly (torch records it; :func:`_settle` keeps or drops
+    that record). One and two inputs avoid building a list: at this scale every Python
+    step shows. Returns ``None`` when the full :func:`invoke` is needed (an error to
+    explain, several or failed outputs, more inputs).
     """
     try:
         if len(inputs) == 2:
             ta, tb = inputs[0]._t, inputs[1]._t
-            res = opdef.compute(attrs, ta, tb)
+            res = ent.opdef.compute(ent.attrs, ta, tb)
+            tensors = (ta, tb)
             if res is ta or res is tb or res._is_view():
-                res = unshared(res, (ta, tb))
+                res = unshared(res, tensors)
         elif len(inputs) == 1:
             t = inputs[0]._t
-            res = opdef.compute(attrs, t)
+            res = ent.opdef.compute(ent.attrs, t)
+            tensors = (t,)
             if res is t or res._is_view():
-                res = unshared(res, (t,))
+                res = unshared(res, tensors)
         else:
             return None
     except Exception:  # noqa: BLE001 - invoke re-runs it and explains in MXNet's terms
         return None
     if res.__class__ is not torch.Tensor:
         return None
-    if res.requires_grad:
-        if _STATE.recording:
-            _tuning.recorded_result(_STATE, res)
-            _note(opdef, _NO_ATTRS, (ta, tb) if len(inputs) == 2 else (t,), res)
-        else:
-            res = res.detach()
-    elif _STATE.recording:
-        ins = (ta, tb) if len(inputs) == 2 else (t,)
-        if _int_involved(ins, res.is_floating_point()):
-            res = _int_recorded(opdef, _NO_ATTRS, ins, res, attrs)
+    if res.requires_grad or _STATE.recording:
+        res = _settle(ent, _NO_ATTRS, tensors, res, ent.attrs)
     arr = _new(NDArray)
     arr._t = res
     arr._ctx = inputs[0]._ctx
@@ -512,95 +684,81 @@ def call_plain(opdef, attrs, inputs):
     return arr
 
 
-def _scalar_attrs(entry: tuple, scalar):
+def _scalar_attrs(ent: _Entry, scalar):
     """The parsed attributes of a scalar operator for ``scalar`` (cached per scalar)."""
-    cache = entry[1]
+    cache = ent.scalars
     key = (scalar, scalar.__class__)
     attrs = cache.get(key)
     if attrs is None:
-        attrs = entry[0].parse_attrs({"scalar": scalar})
+        attrs = ent.opdef.parse_attrs({"scalar": scalar})
         if len(cache) < 256:
             cache[key] = attrs
     return attrs
 
 
-def _scalar_const(entry: tuple, scalar, t: torch.Tensor) -> torch.Tensor | None:
+def _scalar_const(ent: _Entry, scalar, t: torch.Tensor) -> torch.Tensor | None:
     """``scalar`` as the 0-dim tensor of t's dtype and device that the scalar operator
-    ``entry`` computes with; None when it does not fit the dtype (the compute explains)."""
+    ``ent`` computes with; None when it does not fit the dtype (the compute explains)."""
     try:
-        return torch.tensor(_scalar_attrs(entry, scalar).scalar, dtype=t.dtype,
+        return torch.tensor(_scalar_attrs(ent, scalar).scalar, dtype=t.dtype,
                             device=t.device)
     except Exception:  # noqa: BLE001
         return None
 
 
 def _binary_method(array_op: str, scalar_op: str, reflected: bool = False):
-    """An NDArray operator method (``__add__``, ``__rsub__`` ...): the shortest path to the
-    registry compute of ``array_op`` (another NDArray) or ``scalar_op`` (a number).
+    """An NDArray operator method (``__add__``, ``__rsub__`` ...): :func:`invoke`'s short
+    form for ``array_op`` (another NDArray) or ``scalar_op`` (a number).
 
     Attributes are cached per operator (per scalar for the scalar forms). The compute runs
-    directly: under ``record()`` torch records it, and outside it a result that torch
-    recorded anyway (attached inputs) is detached, as MXNet records nothing there. An error
-    re-runs the call through :func:`invoke`, which explains it in MXNet's terms. The method
-    does the work itself rather than calling a shared helper: at 2-3 us per call, one more
-    Python call is a tenth of the cost.
+    directly, and :func:`_settle` records it. An error re-runs the call through
+    :func:`invoke`, which explains it in MXNet's terms. The method computes itself rather
+    than calling invoke: at 2-3 us per call, one more Python call is a tenth of the cost.
     """
-    # (OpDef, per-scalar attrs cache, default attrs ...) of each operator, resolved once
-    entry = scalar_entry = None
+    entry = scalar_entry = None   # each operator's _Entry, resolved on first use
     consts: dict = {}   # (scalar, its class, dtype, device) -> the scalar as a 0-dim tensor
 
     def method(lhs: NDArray, rhs):
         nonlocal entry, scalar_entry
         if isinstance(rhs, NDArray):
-            if entry is None:
-                entry = _FAST.get(array_op) or _fast_entry(array_op)
+            ent = entry
+            if ent is None:
+                ent = entry = _ENTRIES.get(array_op) or _entry(array_op)
             ta, tb = (rhs._t, lhs._t) if reflected else (lhs._t, rhs._t)
             try:
-                same = entry[3]
+                same = ent.same_dtype
                 if same is not None and ta.dtype is tb.dtype:
                     res = same(ta, tb)
                 else:
-                    res = entry[0].compute(entry[2], ta, tb)
+                    res = ent.opdef.compute(ent.attrs, ta, tb)
             except Exception:  # noqa: BLE001 - re-run through invoke for MXNet's message
-                return invoke(entry[0], [rhs, lhs] if reflected else [lhs, rhs], {})
-            if res.requires_grad:
-                if _STATE.recording:
-                    _tuning.recorded_result(_STATE, res)
-                    _note(entry[0], _NO_ATTRS, (ta, tb), res)
-                else:   # attached inputs outside record(): torch recorded what MXNet does not
-                    res = res.detach()
-            elif _STATE.recording and _int_involved((ta, tb), res.is_floating_point()):
-                res = _int_recorded(entry[0], _NO_ATTRS, (ta, tb), res, entry[2])
+                return invoke(ent.opdef, [rhs, lhs] if reflected else [lhs, rhs], {})
+            if res.requires_grad or _STATE.recording:
+                res = _settle(ent, _NO_ATTRS, (ta, tb), res, ent.attrs)
         elif rhs.__class__ in _PY_SCALARS or isinstance(rhs, (numbers.Number, np.generic)):
-            if scalar_entry is None:
-                scalar_entry = _FAST.get(scalar_op) or _fast_entry(scalar_op)
+            ent = scalar_entry
+            if ent is None:
+                ent = scalar_entry = _ENTRIES.get(scalar_op) or _entry(scalar_op)
             t = lhs._t
             dtype = t.dtype
             const = None
-            if scalar_entry[4] is not None and (dtype is _F32 or dtype is _F64):
+            if ent.tensor_scalar is not None and (dtype is _F32 or dtype is _F64):
                 # the scalar as a 0-dim tensor of t's dtype, made once
                 const_key = (rhs, rhs.__class__, dtype, t.get_device())
                 const = consts.get(const_key)
                 if const is None:
-                    const = _scalar_const(scalar_entry, rhs, t)
+                    const = _scalar_const(ent, rhs, t)
                     if const is not None and len(consts) < 256:
                         consts[const_key] = const
             try:
                 if const is not None:
-                    res = scalar_entry[4](t, const)
+                    res = ent.tensor_scalar(t, const)
                 else:
-                    res = scalar_entry[0].compute(_scalar_attrs(scalar_entry, rhs), t)
+                    res = ent.opdef.compute(_scalar_attrs(ent, rhs), t)
             except Exception:  # noqa: BLE001
-                return invoke(scalar_entry[0], [lhs], {"scalar": rhs})
-            if res.requires_grad:
-                if _STATE.recording:
-                    _tuning.recorded_result(_STATE, res)
-                    _note(scalar_entry[0], {"scalar": rhs}, (t,), res)
-                else:
-                    res = res.detach()
-            elif _STATE.recording and _int_involved((t,), res.is_floating_point()):
-                res = _int_recorded(scalar_entry[0], {"scalar": rhs}, (t,), res,
-                                    _scalar_attrs(scalar_entry, rhs))
+                return invoke(ent.opdef, [lhs], {"scalar": rhs})
+            if res.requires_grad or _STATE.recording:
+                res = _settle(ent, {"scalar": rhs}, (t,), res)
         elif isinstance(rhs, np.ndarray):
             other = array(rhs, ctx=lhs._ctx, dtype=lhs.dtype)
             return invoke(array_op, [other, lhs] if reflected else [lhs, other], {})
@@ -639,149 +797,6 @@ for _name, _array_op, _scalar_op, _reflected in (
     _method.__name__, _method.__qualname__ = _name, f"NDArray.{_name}"
     setattr(NDArray, _name, _method)
 del _name, _array_op, _scalar_op, _reflected, _method
-
-
-# ---------------------------------------------------------------------- dispatch
-def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context | None = None,
-           _held: bool = False):
-    """Run a registered operator imperatively on NDArrays.
-
-    This is the single path from ``mx.nd`` to the registry: parse attributes (cached),
-    call the torch compute (under ``no_grad`` when nothing is recorded), wrap outputs.
-    It is the hot path of imperative code, so it is kept flat. A call with ``out=``
-    holds the write lock from reading its inputs to writing ``out`` (ordering.py).
-    """
-    if out is not None and not _held:
-        with _WRITES:
-            return invoke(op, inputs, kwargs, out, ctx, True)
-    ent = _RESOLVED.get(op) or _resolve(op)  # keyed by name or by OpDef
-    opdef, plain, dflt, work = ent
-    attrs = dflt if not kwargs and dflt is not None else opdef.parse_attrs(kwargs)
-    try:
-        tensors = [x._t for x in inputs]
-    except AttributeError:
-        bad = next(x for x in inputs if not isinstance(x, NDArray))
-        raise MXNetError(f"Operator {opdef.name}: expected NDArray inputs, got "
-                         f"{type(bad).__name__}") from None
-    if ctx is None:
-        ctx = inputs[0]._ctx if inputs else current_context()
-    state = _STATE
-    threads = 0
-    if work is not None and tensors:
-        # operator tuning: a small call of a kernel that starts OpenMP at any size
-        estimate = work(attrs, *tensors)
-        if state.recording:
-            _tuning.recorded(state, estimate)
-        threads = _tuning.single(estimate)
-    try:
-        if not state.recording:
-            for t in tensors:
-                if t.requires_grad:
-                    # torch.no_grad() without its Python context manager (2 us -> 0.3 us)
-                    grad_was = _grad_enabled()
-                    _set_grad_enabled(False)
-                    try:
-                        res = _run(opdef, attrs, tensors, state.training, ctx)
-                    finally:
-                        _set_grad_enabled(grad_was)
-                    break
-            else:
-                res = (opdef.compute(attrs, *tensors) if plain
-                       else _run(opdef, attrs, tensors, state.training, ctx))
-        else:
-            res = _run(opdef, attrs, tensors, state.training, ctx)
-            if res.__class__ is torch.Tensor:
-                if work is None:
-                    _tuning.recorded_result(state, res)
-                if res.requires_grad:
-                    res = unshared(res, tensors)
-                    _note(opdef, kwargs, tensors, res)
-                elif _int_involved(tensors, res.is_floating_point()):
-                    res = _int_recorded(opdef, kwargs, tensors, unshared(res, tensors), attrs,
-                                        state.training,
-                                        ctx.torch_device if opdef.creates else None)
-    except MXNetError:
-        raise
-    except (RuntimeError, ValueError, IndexError, TypeError) as err:
-        shapes = [tuple(t.shape) for t in tensors]
-        raise MXNetError(f"Operator {opdef.name}: {err} (input shapes {shapes}, "
-                         f"attributes {dict(kwargs)})") from None
-    finally:
-        _tuning.restore(threads)
-    if res.__class__ is torch.Tensor or isinstance(res, torch.Tensor):   # FailedTensor
-        if out is not None:
-            return _write_out(out, res)
-        arr = _new(NDArray)
-        arr._t = unshared(res, tensors)
-        arr._ctx = ctx
-        arr._ag = None
-        return arr
-    outs = [_wrap(unshared(r, tensors), ctx) for r in res]
-    if state.recording:
-        for o in outs:
-            if o._t.requires_grad:
-                _note(opdef, kwargs, tensors, [o._t for o in outs])
-                break
-        else:
-            if _int_involved(tensors, all(o._t.is_floating_point() for o in outs)):
-                res = _int_recorded(opdef, kwargs, tensors, [o._t for o in outs], attrs,
-                                    state.training, ctx.torch_device if opdef.creates else None)
-                for o, r in zip(outs, res):
-                    o._t = r
-    if out is not None:
-        outs_list = out if isinstance(out, (list, tuple)) else [out]
-        for o, r in zip(outs_list, res):
-            _write_out(o, r)
-        return out
-    return outs
-
-
-def _int_recorded(opdef, kwargs: dict, tensors, res, attrs=None, is_train: bool = False,
-                  device=None):
-    """A recorded call whose results are not on torch's tape but carry an integer array's
-    gradient (ops/intgrad.py): ``res`` on the operator's gradient path, recorded."""
-    if attrs is None:
-        attrs = opdef.parse_attrs(kwargs)
-    res = _intgrad.run_op(opdef, attrs, tensors, res, is_train, device)
-    _note_followed(opdef, kwargs, tensors, res)
-    return res
-
-
-def int_followed(fn, opdef, kwargs: dict, tensors, res):
-    """:func:`_int_recorded` for a computation ``fn`` of the tensors that stands for
-    ``opdef`` (reshape; None: nothing recorded, as for indexing): ``res = fn(*tensors)``
-    on its gradient path."""
-    res = _intgrad.follow(fn, tensors, res)
-    if opdef is not None:
-        _note_followed(opdef, kwargs, tensors, res)
-    return res
-
-
-def _note_followed(opdef, kwargs: dict, tensors, res) -> None:
-    outs = res if isinstance(res, (list, tuple)) else (res,)
-    if any(o.requires_grad or getattr(o, _intgrad.SHADOW, None) is not None for o in outs):
-        _note(opdef, kwargs, tensors, list(res) if isinstance(res, (list, tuple)) else res)
-
-
-_RESOLVED: dict = {}  # operator name or OpDef -> (OpDef, plain, default attrs, work)
-
-
-def _resolve(op) -> tuple:
-    """``(OpDef, plain, default attrs, work)`` for an operator name or OpDef, cached."""
-    opdef = op if op.__class__ is _OpDef else _reg.get(op)
-    try:
-        dflt = opdef.default_attrs()
-    except MXNetError:
-        dflt = None  # a required attribute: parse_attrs names it
-    ent = (opdef, opdef.plain, dflt, opdef.work)
-    _RESOLVED[op] = ent
-    return ent
-
-
-def _run(opdef, attrs, tensors, is_train, ctx):
-    if opdef.plain:
-        return opdef.compute(attrs, *tensors)
-    return opdef.run(attrs, tensors, is_train, ctx.torch_device if opdef.creates else None)
 
 
 def _write_out(out: NDArray, res: torch.Tensor) -> NDArray:

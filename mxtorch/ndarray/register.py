@@ -7,7 +7,7 @@ from ..base import MXNetError
 from ..context import Context
 from ..ndarray_doc import _build_doc
 from ..ops import registry as _reg
-from .ndarray import NDArray, call_plain, invoke
+from .ndarray import NDArray, call_plain, invoke, plain_entry
 
 __all__ = ["make_function", "populate", "fluent_functions"]
 
@@ -70,12 +70,11 @@ def make_function(opdef: _reg.OpDef, fname: str) -> Callable:
 
     params = opdef.params
     # Parameter-free plain operators: attributes fixed once, the shortest call path.
-    fast_attrs = (opdef.default_attrs() if opdef.plain and not nvar and not params
-                  and opdef.work is None else None)
+    plain = plain_entry(opdef)
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
-        if fast_attrs is not None and not kwargs and out is None and ctx is None and args:
-            res = call_plain(opdef, fast_attrs, args)
+        if plain is not None and not kwargs and out is None and ctx is None and args:
+            res = call_plain(plain, args)
             if res is not None:
                 return res
         if ctx is None and not nvar:
