@@ -237,3 +237,91 @@ def test_convert_reverse_with_symbol_and_bad_input(tmp_path):
 def test_help_and_no_command(capsys):
     assert main([]) == 0
     assert "train" in capsys.readouterr().out
+
+
+_GLUONCV_INIT = """
+from .check import _require_pytorch_version
+_found_pytorch = False
+try:
+    _require_pytorch_version('1.4.0', '2.0.0')
+    _found_pytorch = True
+except ImportError as err:
+    skipped = str(err)
+import mxnet as mx
+from mxnet.symbol.contrib import SyncBatchNorm
+"""
+
+_GLUONCV_CHECK = """
+def _require_pytorch_version(torch_version, max_torch_version='2.0.0'):
+    import torch
+    if int(torch.__version__.split('.')[0]) >= int(max_torch_version.split('.')[0]):
+        raise RuntimeError('Legacy torch==%s detected' % torch.__version__)
+"""
+
+
+def test_run_takes_gluoncv_past_its_pytorch_probe(tmp_path):
+    """GluonCV 0.10's optional PyTorch half raises RuntimeError for torch >= 2 (shaped like
+    its check here); under the alias it reads as "no PyTorch half" and the import goes on."""
+    pkg = tmp_path / "gluoncv"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(_GLUONCV_INIT)
+    (pkg / "check.py").write_text(_GLUONCV_CHECK)
+    script = tmp_path / "use_gluoncv.py"
+    script.write_text("import gluoncv, mxnet\n"
+                      "print('found_pytorch', gluoncv._found_pytorch)\n"
+                      "print(gluoncv.skipped)\n"
+                      "print(gluoncv.SyncBatchNorm is mxnet.sym.contrib.SyncBatchNorm)\n")
+    proc = _mxtorch("run", str(script), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "found_pytorch False" in proc.stdout
+    assert "gluoncv's PyTorch half is not used: Legacy torch==" in proc.stdout
+    assert "True" in proc.stdout.splitlines()[-1]
+    # Without the alias GluonCV's own check runs unchanged.
+    plain = subprocess.run([sys.executable, "-c", "import gluoncv"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert "RuntimeError: Legacy torch==" in plain.stderr
+
+
+# MXNet 1.9.1's python/mxnet modules that mxtorch provides (its C-interop ones: _ctypes,
+# _ffi, cython, library, tvmop, onnx, and the features it lacks are not listed).
+_MXNET_MODULES = """
+attribute autograd base callback context contrib contrib.amp contrib.autograd contrib.io
+contrib.ndarray contrib.symbol contrib.svrg_optimization engine executor executor_manager
+gluon gluon.contrib gluon.contrib.nn gluon.data gluon.data.vision gluon.data.vision.transforms
+gluon.loss gluon.model_zoo gluon.model_zoo.vision gluon.nn gluon.rnn gluon.utils image
+initializer io kvstore log lr_scheduler metric model module monitor name ndarray
+ndarray.contrib ndarray.image ndarray.linalg ndarray.numpy ndarray.numpy.linalg
+ndarray.numpy.random ndarray.numpy_extension ndarray.numpy_extension._op
+ndarray.numpy_extension.image ndarray.numpy_extension.random ndarray.op ndarray.random
+ndarray.sparse ndarray._internal notebook numpy numpy.linalg numpy.random numpy_extension
+operator optimizer profiler random recordio rnn rtc symbol symbol.contrib symbol.image
+symbol.linalg symbol.numpy symbol.numpy.linalg symbol.numpy.random symbol.numpy_extension
+symbol.op symbol.random symbol._internal test_utils util visualization
+""".split()
+
+
+@pytest.mark.parametrize("alias", [False, True])
+def test_mxnet_namespaces_are_importable_modules(alias):
+    """``from mxnet.symbol.contrib import SyncBatchNorm``, ``import mxnet.ndarray.linalg``...:
+    each namespace MXNet makes importable is a module under mxtorch. and mxnet. alike, the
+    same object as the attribute path."""
+    import importlib
+    root = "mxnet" if alias else "mxtorch"
+    if alias:
+        install_alias()
+    try:
+        for name in _MXNET_MODULES:
+            module = importlib.import_module(f"{root}.{name}")
+            attr = mx
+            for part in name.split("."):
+                attr = getattr(attr, part)
+            assert module is attr, name
+        contrib = importlib.import_module(f"{root}.symbol.contrib")
+        assert contrib.SyncBatchNorm is mx.sym.contrib.SyncBatchNorm
+        assert importlib.import_module(f"{root}.ndarray.contrib").SyncBatchNorm \
+            is mx.nd.contrib.SyncBatchNorm
+        assert importlib.import_module(f"{root}.gluon.contrib.nn").SyncBatchNorm \
+            is mx.gluon.contrib.nn.SyncBatchNorm
+    finally:
+        if alias:
+            remove_alias()

@@ -3,6 +3,14 @@
 For the run, ``import mxnet`` and every ``mxnet.<sub>`` import resolve to ``mxtorch`` and
 ``mxtorch.<sub>`` (the very same module objects), ``sys.argv`` is ``[SCRIPT, ARGS...]``,
 the script's directory leads ``sys.path`` and the script runs as ``__main__``.
+
+Packages built on MXNet import unchanged under the alias, with one adjustment: GluonCV 0.10
+probes for its optional PyTorch half and raises RuntimeError for any torch >= 2, which every
+mxtorch install has. While the alias is installed, ``gluoncv.check`` loads from its own file
+and its ``_require_pytorch_version`` then reports a torch outside GluonCV's range as the
+ImportError it gives for a missing torch, so GluonCV takes its documented MXNet-only path
+(``gluoncv._found_pytorch`` is False; its ``gluoncv.torch`` models need torch < 2 anyway).
+No file of GluonCV is changed and nothing else sees the difference.
 """
 from __future__ import annotations
 
@@ -20,6 +28,45 @@ __all__ = ["MXNetAliasFinder", "install_alias", "remove_alias", "run_script"]
 
 _ALIAS = "mxnet"
 _TARGET = "mxtorch"
+_GLUONCV_CHECK = "gluoncv.check"
+
+
+class _GluonCVCheckLoader(importlib.abc.Loader):
+    """Runs ``gluoncv.check`` from its file, then makes its PyTorch probe optional."""
+
+    def __init__(self, loader: importlib.abc.Loader):
+        self.loader = loader
+
+    def create_module(self, spec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        probe = module._require_pytorch_version
+
+        def _require_pytorch_version(*args, **kwargs):
+            # GluonCV: a RuntimeError here aborts `import gluoncv`; an ImportError means
+            # "no PyTorch half" and GluonCV goes on with MXNet (here, mxtorch) alone.
+            try:
+                return probe(*args, **kwargs)
+            except RuntimeError as err:
+                raise ImportError(f"gluoncv's PyTorch half is not used: {err}") from err
+
+        module._require_pytorch_version = _require_pytorch_version
+
+
+def _gluoncv_check_spec(finder, fullname: str, path, target):
+    """The spec of GluonCV's own ``gluoncv.check`` with its loader wrapped (None if absent)."""
+    for other in sys.meta_path:
+        if other is finder or not hasattr(other, "find_spec"):
+            continue
+        spec = other.find_spec(fullname, path, target)
+        if spec is not None:
+            if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return None
+            spec.loader = _GluonCVCheckLoader(spec.loader)
+            return spec
+    return None
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -42,9 +89,12 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 class MXNetAliasFinder(importlib.abc.MetaPathFinder):
-    """A ``sys.meta_path`` finder mapping ``mxnet`` and ``mxnet.x.y`` to ``mxtorch[.x.y]``."""
+    """A ``sys.meta_path`` finder mapping ``mxnet`` and ``mxnet.x.y`` to ``mxtorch[.x.y]``
+    (and loading ``gluoncv.check`` with its PyTorch probe made optional, see above)."""
 
     def find_spec(self, fullname: str, path=None, target=None):
+        if fullname == _GLUONCV_CHECK:
+            return _gluoncv_check_spec(self, fullname, path, target)
         if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
             return None
         real = _TARGET + fullname[len(_ALIAS):]
