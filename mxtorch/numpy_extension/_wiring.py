@@ -11,12 +11,17 @@ __all__ = ["install"]
 
 
 def _alias(path: str, module) -> None:
-    """``module`` (and its linalg/random/image submodules) also importable as ``path``."""
+    """``module`` and its submodules (linalg/random/image attributes and every loaded
+    ``module.<sub>``, e.g. ``mx.npx._op``) also importable under ``path``."""
     sys.modules.setdefault(path, module)
     for sub in ("linalg", "random", "image"):
         child = getattr(module, sub, None)
         if child is not None and type(child) is type(sys):
             sys.modules.setdefault(f"{path}.{sub}", child)
+    prefix = module.__name__ + "."
+    for name, child in list(sys.modules.items()):
+        if name.startswith(prefix) and child is not None:
+            sys.modules.setdefault(path + "." + name[len(prefix):], child)
 
 
 def install() -> None:
