@@ -63,12 +63,6 @@ def _rebuild(nodes: list[Node], heads: list[Entry], canon: dict[int, Node]) -> l
                                            for e in n.inputs], n.subgraphs)
         new._parsed = n._parsed
         memo[id(n)] = new
-    for n in nodes:   # control dependencies of a merged node go to the one it merged into
-        target = memo[id(_canon(canon, n))]
-        for dep in n.control_deps:
-            dep_node = memo[id(_canon(canon, dep))]
-            if dep_node is not target and dep_node not in target.control_deps:
-                target.control_deps.append(dep_node)
     out: list[Entry] = []
     copies: dict[tuple, int] = {}
     copy_op = _reg.get("_copy")

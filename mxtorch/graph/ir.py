@@ -18,7 +18,7 @@ AUX_INIT = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
 class Node:
     """One graph node: a variable (``op is None``) or an operator application."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "_parsed", "subgraphs", "control_deps")
+    __slots__ = ("op", "name", "attrs", "inputs", "_parsed", "subgraphs")
 
     def __init__(self, op: _reg.OpDef | None, name: str, attrs: dict[str, str] | None = None,
                  inputs: list["Entry"] | None = None, subgraphs: list | None = None):
@@ -28,7 +28,6 @@ class Node:
         self.inputs: list[Entry] = list(inputs or [])
         self._parsed = None
         self.subgraphs = subgraphs or []
-        self.control_deps: list = []
 
     @property
     def is_variable(self) -> bool:
