@@ -75,3 +75,29 @@ def test_bucketing_lstm_lm(tmp_path):
     vocab = _metric(out, "vocabulary-size")
     assert _metric(out, "final-train-perplexity") < 0.6 * vocab  # learned, not uniform
     assert _metric(out, "final-perplexity") < vocab
+
+
+def _mxtorch_run(name, *args, tmp_path=None):
+    """``python -m mxtorch run examples/NAME ARGS``: the script imports mxnet, unchanged."""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive",
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "mxtorch", "run",
+                           os.path.join(EXAMPLES, name), *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return proc.stdout, proc.stderr
+
+
+def test_mnist_iter_late_logging_prints_fit_lines(tmp_path):
+    out, err = _mxtorch_run("mnist_iter_late_logging.py", "--epochs", "2", tmp_path=tmp_path)
+    # MXNet's Module.fit lines, on the root logger, through the script's late basicConfig.
+    assert "INFO:root:Epoch[0] Train-accuracy=" in err
+    assert "INFO:root:Epoch[1] Time cost=" in err
+    assert _metric(out, "final-accuracy") >= 0.8
+
+
+def test_unseeded_example_repeats_in_fresh_processes(tmp_path):
+    first, _ = _mxtorch_run("unseeded_reproducible.py", "--steps", "6", tmp_path=tmp_path)
+    second, _ = _mxtorch_run("unseeded_reproducible.py", "--steps", "6", tmp_path=tmp_path)
+    assert first == second
+    assert "step 5 loss=" in first and _metric(first, "final-accuracy") > 0.5
