@@ -3,7 +3,6 @@ through the legacy executor manager (seed 002). ``mx.model`` re-exports it.
 """
 from __future__ import annotations
 
-import logging
 import time
 import warnings
 

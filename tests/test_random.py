@@ -403,7 +403,7 @@ def _fresh_process(code):
     return proc.stdout
 
 
-def test_unseeded_processes_draw_the_same_values():
+def test_unseeded_processes_draw_the_same_values(tmp_path):
     """MXNet: every process starts from one default random state, so an unseeded script
     draws the same samples, dropout masks and initial weights in every run."""
     first, second = _fresh_process(_UNSEEDED_DRAWS), _fresh_process(_UNSEEDED_DRAWS)
@@ -412,10 +412,13 @@ def test_unseeded_processes_draw_the_same_values():
     # The default state is the one mx.random.seed(0) sets: reseeding here replays it.
     import contextlib
     import io
+    import runpy
+    script = tmp_path / "draws.py"
+    script.write_text(_UNSEEDED_DRAWS)
     mx.random.seed(0)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        exec(_UNSEEDED_DRAWS, {})
+        runpy.run_path(str(script))
     assert buf.getvalue() == first
 
 
