@@ -269,16 +269,16 @@ _PATHS = {   # a call under record() -> the operator it records
 @pytest.mark.parametrize("path", sorted(_PATHS))
 def test_every_dispatch_path_records_in_one_place(path, monkeypatch):
     # invoke, its short forms (operator methods, mx.nd's plain functions) and the copies
-    # meet autograd in one function, so a change to recording is made once
+    # meet autograd in one place (_settle; _settle_all for several outputs), so a change
+    # to recording is made once
     from mxtorch.ndarray import ndarray as nd_module
     call, op = _PATHS[path]
     seen = []
-    real = nd_module._settle
-
-    def settle(ent, *args, **kwargs):
-        seen.append(ent.opdef.name)
-        return real(ent, *args, **kwargs)
-    monkeypatch.setattr(nd_module, "_settle", settle)
+    for name in ("_settle", "_settle_all"):
+        def settle(ent, *args, _real=getattr(nd_module, name), **kwargs):
+            seen.append(ent.opdef.name)
+            return _real(ent, *args, **kwargs)
+        monkeypatch.setattr(nd_module, name, settle)
     a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
     a.attach_grad()
     with mx.autograd.record():

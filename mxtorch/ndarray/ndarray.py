@@ -47,6 +47,7 @@ _note = _ag.note
 _NO_ATTRS: dict = {}   # the keywords recorded for a call without any (read, never written)
 _FailedTensor = _failure.FailedTensor
 _int_involved = _intgrad.involved
+_recorded_result = _tuning.recorded_result
 _SHADOW = _intgrad.SHADOW
 _grad_enabled = torch.is_grad_enabled
 _set_grad_enabled = torch._C._set_grad_enabled
@@ -549,8 +550,8 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
             if res.__class__ is torch.Tensor:
                 res = _settle(ent, kwargs, tensors, unshared(res, tensors), attrs, ctx)
             elif not isinstance(res, torch.Tensor):   # several outputs (not failed ones)
-                res = _settle(ent, kwargs, tensors, [unshared(r, tensors) for r in res],
-                              attrs, ctx)
+                res = _settle_all(ent, kwargs, tensors,
+                                  [unshared(r, tensors) for r in res], attrs, ctx)
     except MXNetError:
         raise
     except (RuntimeError, ValueError, IndexError, TypeError) as err:
@@ -576,9 +577,9 @@ def invoke(op, inputs: Sequence[NDArray], kwargs: dict, out=None, ctx: Context |
 
 
 def _settle(ent: _Entry, kwargs: dict, tensors, res, attrs=None, ctx=None):
-    """Where every dispatch path meets autograd, once ``res`` (a tensor or a list of
-    them, sharing no memory with the inputs ``tensors``) is computed: called under
-    ``record()``, and outside it for a result torch recorded (``requires_grad``).
+    """Where every dispatch path meets autograd, once ``res`` (one tensor, sharing no
+    memory with the inputs ``tensors``) is computed: called under ``record()``, and
+    outside it for a result torch recorded (``requires_grad``).
 
     Outside ``record()`` MXNet records nothing: torch's record of a call on attached
     arrays is dropped. Under it, a result on torch's tape is noted for mx.autograd (the
@@ -586,24 +587,26 @@ def _settle(ent: _Entry, kwargs: dict, tensors, res, attrs=None, ctx=None):
     (ops/intgrad.py) is put on that gradient path. Returns ``res`` as recorded.
     """
     state = _STATE
-    if res.__class__ is list:   # several outputs (invoke makes them a list)
-        if not state.recording:
-            return [r.detach() for r in res]
-        if any(r.requires_grad for r in res):
-            _note(ent.opdef, kwargs, tensors, res)
-            return res
-        floats = all(r.is_floating_point() for r in res)
-    else:
-        if not state.recording:
-            return res.detach()
-        if ent.work is None:
-            _tuning.recorded_result(state, res)
-        if res.requires_grad:
-            _note(ent.opdef, kwargs, tensors, res)
-            return res
-        floats = res.is_floating_point()
-    if _int_involved(tensors, floats):
+    if not state.recording:
+        return res.detach()
+    if ent.work is None:
+        _recorded_result(state, res)
+    if res.requires_grad:
+        _note(ent.opdef, kwargs, tensors, res)
+        return res
+    if _int_involved(tensors, res.is_floating_point()):
         res = _int_recorded(ent.opdef, kwargs, tensors, res, attrs, state.training,
+                            ctx.torch_device if ent.opdef.creates else None)
+    return res
+
+
+def _settle_all(ent: _Entry, kwargs: dict, tensors, res: list, attrs, ctx):
+    """:func:`_settle` for the outputs ``res`` of an operator with several (under
+    ``record()``)."""
+    if any(r.requires_grad for r in res):
+        _note(ent.opdef, kwargs, tensors, res)
+    elif _int_involved(tensors, all(r.is_floating_point() for r in res)):
+        res = _int_recorded(ent.opdef, kwargs, tensors, res, attrs, _STATE.training,
                             ctx.torch_device if ent.opdef.creates else None)
     return res
 
