@@ -98,7 +98,7 @@ def test_duplicate_output_names_raise():
     exe = g.bind(mx.cpu(), {"x": mx.nd.array([1])})
     exe.forward()
     with pytest.raises(ValueError, match="Duplicate"):
-        exe.output_dict
+        exe.output_dict  # noqa: B018 - the lookup is what raises
 
 
 def test_copy_params_from():
@@ -212,7 +212,7 @@ def test_gradients_never_alias_heads_inputs_or_views():
     rng = np.random.RandomState(0)
     xv, wv = rng.randn(3, 4).astype(np.float32), rng.randn(3, 4).astype(np.float32)
     exe = sym.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)}, args_grad=grads)
-    for step in range(3):
+    for _ in range(3):
         head0 = mx.nd.array(rng.randn(4, 3))
         head1 = mx.nd.array(rng.randn(3, 3))
         exe.forward(is_train=True)
@@ -276,7 +276,7 @@ def _traced(exe) -> list:
 def _bound(sym, shapes, seed=0, grad_req="write"):
     exe = sym.simple_bind(mx.cpu(), grad_req=grad_req, **shapes)
     rng = np.random.RandomState(seed)
-    for name, arr in exe.arg_dict.items():
+    for arr in exe.arg_dict.values():
         arr[:] = rng.uniform(-0.5, 0.5, arr.shape)
     for name, arr in exe.aux_dict.items():
         arr[:] = 1 if name.endswith("var") else 0

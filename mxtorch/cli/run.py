@@ -52,7 +52,8 @@ class _GluonCVCheckLoader(importlib.abc.Loader):
             except RuntimeError as err:
                 raise ImportError(f"gluoncv's PyTorch half is not used: {err}") from err
 
-        module._require_pytorch_version = _require_pytorch_version
+        # a ModuleType gains GluonCV's function: mypy does not know the attribute
+        module._require_pytorch_version = _require_pytorch_version  # type: ignore[attr-defined]
 
 
 def _gluoncv_check_spec(finder, fullname: str, path, target):

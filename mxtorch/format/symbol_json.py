@@ -134,7 +134,7 @@ def _entry(raw: Any, num_nodes: int, where: str) -> list[int]:
             not all(type(v) is int for v in raw):
         raise MXNetError(f"{where}: malformed entry {_short(raw)} (expected [node_id, "
                          "output_index, version])")
-    nid, idx = raw[0], raw[1]
+    nid = raw[0]
     if not 0 <= nid < num_nodes:
         raise MXNetError(f"{where}: entry {raw} names node {nid}, which is not among the "
                          f"{num_nodes} nodes defined before it")

@@ -51,7 +51,8 @@ def _foreach_inputs(attrs) -> list[str]:
 register(OpDef(
     "_foreach", _foreach_compute, inputs=_foreach_inputs, takes_subgraphs=True,
     params=[Int("num_args", doc="Number of inputs.", lower=1), Int("num_outputs"),
-            Int("num_out_data"), Shape("in_state_locs"), Shape("in_data_locs"), Shape("remain_locs")],
+            Int("num_out_data"), Shape("in_state_locs"), Shape("in_data_locs"),
+            Shape("remain_locs")],
     num_outputs=lambda a: a.num_outputs,
     doc="Run a subgraph over the first axis of its data inputs (mx.sym.contrib.foreach)."))
 

@@ -37,7 +37,7 @@ def _softmax_label_shape(attrs: Any, dshape: tuple) -> list[tuple]:
     """The label shapes MXNet accepts for a data shape (the first is the inferred one)."""
     if not attrs.multi_output:
         return [tuple(dshape[:-1])]
-    n, k = dshape[0], dshape[1]
+    n = dshape[0]
     rest = 1
     for d in dshape[2:]:
         rest *= d
@@ -628,7 +628,7 @@ def _ctc_shape(attrs: Any, in_shapes: list):
         raise MXNetError(f"Operator CTCLoss: data must be 3-D, got shape {tuple(dshape)}")
     shapes = list(in_shapes)
     names = _ctc_inputs(attrs)
-    for i, name in enumerate(names[2:], start=2):
+    for i in range(2, len(names)):
         if shapes[i] is None:
             shapes[i] = (dshape[1],)
     return shapes, [(dshape[1],)]

@@ -79,7 +79,8 @@ class OpDef:
 
     def __init__(self, name: str, compute: Callable, *, params: Sequence[Param] = (),
                  inputs: Sequence[str] | Callable[[Any], list[str]] = ("data",),
-                 aux: Sequence[str] | Callable[[Any], list[str]] = (), num_outputs: int | Callable[[Any], int] = 1,
+                 aux: Sequence[str] | Callable[[Any], list[str]] = (),
+                 num_outputs: int | Callable[[Any], int] = 1,
                  output_names: Sequence[str] | Callable[[Any], list[str]] | None = None,
                  total_outputs: int | Callable[[Any], int] | None = None,
                  infer_shape: Callable | None = None, infer_type: Callable | None = None,
@@ -325,8 +326,8 @@ class OpDef:
         """Infer shapes both ways. ``None`` is an unknown shape, 0 an unknown dimension.
 
         ``out_shapes`` (what the graph already knows of the outputs) reaches a custom
-        inference function declared with ``infer_shape_takes_outputs``. Returns ``(in_shapes, out_shapes)``
-        with whatever could be filled in.
+        inference function declared with ``infer_shape_takes_outputs``. Returns
+        ``(in_shapes, out_shapes)`` with whatever could be filled in.
         """
         in_shapes = list(in_shapes)
         out = None
