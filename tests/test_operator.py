@@ -252,3 +252,63 @@ def test_star_import_gives_mxnet_module_names():
               "get_operator_arguments", "OperatorArguments", "symbol", "context", "NDArray"):
         assert n in names, n
     assert names["symbol"] is mx.symbol and names["NDArray"] is mx.nd.NDArray
+
+
+class _LabelledDouble(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * 2)
+        self.assign(in_grad[1], req[1], mx.nd.zeros_like(in_data[1]))
+
+
+@mx.operator.register("labelled_double")
+class _LabelledDoubleProp(mx.operator.CustomOpProp):
+    """Infers its label's shape (one per row) and type (int32) from the data."""
+
+    def __init__(self):
+        super().__init__(need_top_grad=True)
+
+    def list_arguments(self):
+        return ["data", "label"]
+
+    def infer_shape(self, in_shape):
+        return [in_shape[0], (in_shape[0][0],)], [in_shape[0]], []
+
+    def infer_type(self, in_type):
+        return [in_type[0], np.int32], [in_type[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _LabelledDouble()
+
+
+def _labelled_net():
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=5, name="fc")
+    return mx.sym.Custom(fc, mx.sym.var("wlr_label"), op_type="labelled_double", name="wlr")
+
+
+def test_custom_infer_shape_gives_its_inputs_shapes():
+    """The prop's infer_shape is the source of the label's shape, as in MXNet."""
+    out = _labelled_net()
+    assert out.infer_shape(data=(4, 5)) == ([(4, 5), (5, 5), (5,), (4,)], [(4, 5)], [])
+    assert out.infer_shape_partial(data=(4, 5))[0][3] == (4,)
+    assert out.infer_type(data="float16")[0] == [np.float16] * 3 + [np.int32]
+    ex = out.simple_bind(mx.cpu(), data=(4, 5), type_dict={"wlr_label": "int32"})
+    assert ex.arg_dict["wlr_label"].shape == (4,)
+    ex.arg_dict["data"][:] = 1
+    ex.arg_dict["fc_weight"][:] = 0.5
+    ex.arg_dict["fc_bias"][:] = 0
+    np.testing.assert_allclose(ex.forward(is_train=True)[0].asnumpy(), np.full((4, 5), 5.0))
+    ex.backward(mx.nd.ones((4, 5)))
+    np.testing.assert_allclose(ex.grad_dict["fc_weight"].asnumpy(), np.full((5, 5), 8.0))
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["wlr_label"])
+    mod.bind(data_shapes=[("data", (4, 5))], for_training=False)
+    assert mod._exec_group.execs[0].arg_dict["wlr_label"].shape == (4,)
+    block = mx.gluon.SymbolBlock(out, [mx.sym.var("data"), mx.sym.var("wlr_label")])
+    block.initialize()
+    assert block(mx.nd.ones((4, 5)), mx.nd.ones((4,))).shape == (4, 5)
+    assert block.collect_params()["fc_weight"].shape == (5, 5)
+    with pytest.raises(MXNetError, match=r"Shape inconsistent, Provided = \[3\]"):
+        out.infer_shape(data=(4, 5), wlr_label=(3,))

@@ -117,16 +117,35 @@ def _prop_call(attrs, prop, method: str, *args):
 
 
 def _infer_shape(attrs, shapes):
+    """The prop's ``infer_shape``: the source of its inputs' shapes too (a label's shape
+    from the data's). MXNet: an unknown input shape reaches it as ``[]``; while some are
+    unknown, a prop that cannot answer yet (it raises) leaves them for a later pass."""
     prop = get_prop(attrs)
     nargs = len(prop.list_arguments())
     args = shapes[:nargs]
-    if any(s is None for s in args):
+    if all(s is None for s in args):
         return shapes, None
-    res = _prop_call(attrs, prop, "infer_shape", [list(s) for s in args])
+    given = [[] if s is None else list(s) for s in args]
+    if any(s is None for s in args):
+        try:
+            res = prop.infer_shape(given)
+        except Exception:  # noqa: BLE001 - the user's code, asked too early
+            return shapes, None
+    else:
+        res = _prop_call(attrs, prop, "infer_shape", given)
     in_s, out_s = res[0], res[1]
     aux_s = res[2] if len(res) > 2 else []
-    return ([tuple(s) for s in in_s] + [tuple(s) for s in aux_s],
+    unknown = [s is None for s in args] + [True] * len(aux_s)
+    return ([_answer(s, u) for s, u in zip(list(in_s) + list(aux_s), unknown)],
             [tuple(s) for s in out_s])
+
+
+def _answer(shape, was_unknown: bool) -> tuple | None:
+    """A shape the prop returned for an input; for one that was unknown, an empty answer
+    is still unknown (MXNet's legacy ndim 0)."""
+    if shape is None or (was_unknown and not len(shape)):
+        return None
+    return tuple(shape)
 
 
 def _infer_type(attrs, types):
