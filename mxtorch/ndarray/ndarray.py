@@ -462,7 +462,8 @@ def _inplace(dst: NDArray, result: NDArray) -> NDArray:
 # its two short forms that run the compute directly and hand anything unusual to it:
 # :func:`call_plain` (``mx.nd.<op>`` of a parameter-free operator) and the operator
 # methods (``a + b``, ``2 - a``, ``a > b``: :func:`_binary_method`). All three meet
-# autograd in :func:`_settle`, the one place calls are recorded.
+# autograd in :func:`_settle` (:func:`_settle_all` for several outputs), the one place
+# calls are recorded.
 class _Entry:
     """What dispatch needs of one operator, resolved once (by name and by OpDef)."""
 
