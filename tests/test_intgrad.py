@@ -403,3 +403,26 @@ def test_executor_float_graph_builds_no_int_tape():
     assert exe._int_tape is None and not exe._int_slots
     np.testing.assert_array_equal(exe.grad_dict["w"].asnumpy(), [[2, 4, 6], [2, 4, 6]])
     np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), [[4, 4, 4]])
+
+
+def test_mod_of_integers_is_recorded_with_zero_gradients():
+    # MXNet 1.9.1: mod_grad/mod_rgrad are 0 for integer dtypes (their float
+    # specializations give 1 and -floor(a/b)); the result is still on the graph
+    a = mx.nd.array([7, -7, 5, 9], dtype="int32")
+    b = mx.nd.array([3, 3, -2, 4], dtype="int32")
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = a % b + mx.nd.broadcast_mod(a, b) + (a % 4) + (17 % b)
+    y.backward()
+    assert y.asnumpy().tolist() == [7, 7, -2, 4]
+    assert a.grad.asnumpy().tolist() == [0, 0, 0, 0]
+    assert b.grad.asnumpy().tolist() == [0, 0, 0, 0]
+    x, z = mx.sym.Variable("a", dtype="int32"), mx.sym.Variable("b", dtype="int32")
+    exe = (x % z).simple_bind(mx.cpu(), a=(4,), b=(4,))
+    exe.arg_dict["a"][:] = a
+    exe.arg_dict["b"][:] = mx.nd.array([0, 3, -2, 4], dtype="int32")   # b == 0 too
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((4,), dtype="int32"))
+    assert exe.grad_dict["a"].asnumpy().tolist() == [0, 0, 0, 0]
+    assert exe.grad_dict["b"].asnumpy().tolist() == [0, 0, 0, 0]

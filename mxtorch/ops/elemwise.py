@@ -472,11 +472,12 @@ for _suffix, _fn, _baliases, _ename, _ealiases in _BINARY:
     # it directly, one Python frame (a tenth of ``a + b``) fewer
     register(OpDef(_bname, _broadcast_compute(_bname, _fn), inputs=("lhs", "rhs"),
                    same_dtype_fn=_fn, fusion_role="add" if _suffix == "add" else None,
+                   int_grad=_suffix != "mod",   # MXNet: mod's integer gradient is 0
                    infer_shape=_broadcast_infer(_bname), infer_type=same_type_infer,
                    aliases=_baliases, doc=f"Broadcasting elementwise {_suffix}."))
     register(OpDef(_ename, _elemwise_compute(_ename, _fn), inputs=("lhs", "rhs"),
                    aliases=_ealiases, infer_shape=same_shape_infer,
-                   infer_shape_takes_outputs=True,
+                   infer_shape_takes_outputs=True, int_grad=_suffix != "mod",
                    infer_type=same_type_infer,
                    channels_last="keep_all" if _suffix == "add" else None,
                    fusion_role="add" if _suffix == "add" else None,
@@ -601,6 +602,7 @@ for _sname, _fn, _saliases in _SCALAR:
     register(OpDef(_sname, _scalar_compute(_fn), params=[Float("scalar", 1.0),
                                                           Bool("is_int", True)],
                    tensor_scalar_fn=_fn if _sname in _TENSOR_SCALAR else None,
+                   int_grad="mod" not in _sname,
                    aliases=_saliases, infer_shape=same_shape_infer,
                    infer_shape_takes_outputs=True, listed_inputs=False,
                    infer_type=_scalar_infer_type,

@@ -162,10 +162,24 @@ def run_op(opdef, attrs, tensors: Sequence[torch.Tensor], res, is_train: bool = 
            device: torch.device | None = None):
     """:func:`follow` for a registered operator. The stand-in run uses the definition's
     ``float_attrs`` (a cast to an integer type casts to float64 instead); operators with
-    auxiliary states or random draws are left alone (the second run would change them)."""
+    auxiliary states or random draws are left alone (the second run would change them),
+    as are those whose integer gradient is zero in MXNet (``OpDef.int_grad``)."""
     if opdef.aux_names(attrs) or not opdef.is_deterministic(attrs):
         return res
+    if not opdef.int_grad and isinstance(res, torch.Tensor):
+        # recorded, with a zero gradient to each input
+        return follow(lambda *ins: _zero_path(ins, res), tensors, res)
     float_attrs = opdef.float_attrs
     if float_attrs is not None:
         attrs = float_attrs(attrs) or attrs
     return follow(lambda *ins: opdef.run(attrs, ins, is_train, device), tensors, res)
+
+
+def _zero_path(ins: Sequence[torch.Tensor], res: torch.Tensor) -> torch.Tensor:
+    """float64 zeros shaped as ``res`` on the gradient path of ``ins``, passing back
+    zeros."""
+    out = torch.zeros(res.shape, dtype=_F64, device=res.device)
+    for t in ins:
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            out = out + (t.sum() * 0).to(_F64)
+    return out

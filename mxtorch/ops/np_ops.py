@@ -71,6 +71,7 @@ for _name, _fn in _BINARY:
     register(OpDef(_name, _binary_compute(_fn), inputs=("lhs", "rhs"),
                    channels_last="keep_all" if _name == "_npi_add" else None,
                    fusion_role="add" if _name == "_npi_add" else None,
+                   int_grad=_name != "_npi_mod",   # MXNet: mod's integer gradient is 0
                    doc=f"NumPy-semantics broadcast {_name[5:]}."))
 
 
@@ -114,6 +115,7 @@ _SCALAR: list[tuple[str, Fn, bool]] = [
 for _name, _fn, _refl in _SCALAR:
     register(OpDef(_name, _scalar_compute(_fn, _refl),
                    params=[Float("scalar", 1.0), Bool("is_int", True)],
+                   int_grad="mod" not in _name,
                    doc=f"NumPy-semantics {_name[5:]} with a Python scalar."))
 
 

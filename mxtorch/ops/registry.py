@@ -95,6 +95,7 @@ class OpDef:
                  shape_from_graph: Callable[[Any], bool] | None = None,
                  with_shape: Callable[[Any, tuple], Any] | None = None,
                  float_attrs: Callable[[Any], Any] | None = None,
+                 int_grad: bool = True,
                  infer_shape_takes_outputs: bool = False,
                  channels_last: str | Callable[[Any], str | None] | None = None,
                  fusion_role: str | Callable[[Any], str | None] | None = None,
@@ -159,6 +160,9 @@ class OpDef:
         # gradient flows (Cast), the attributes that keep the result float64 (None: they
         # already do); integer gradients compute with them (ops/intgrad.py)
         self.float_attrs = float_attrs
+        # int_grad False: MXNet's backward kernels give integer inputs a zero gradient
+        # (mod's integer specializations of mod_grad/mod_rgrad are 0)
+        self.int_grad = int_grad
         # the properties the class docstring describes
         self._channels_last = channels_last
         self._fusion_role = fusion_role
