@@ -609,3 +609,8 @@ def test_imdecode_eps_never_reaches_ghostscript(monkeypatch):
     with pytest.raises(MXNetError, match="Input cannot be an empty buffer"):
         image.imdecode(b"")
     assert ran == []
+
+
+def test_detection_namespace_keeps_mxnet_reexports():
+    from mxtorch.image.detection import ImageIter, RandomOrderAug
+    assert ImageIter is mx.image.ImageIter and RandomOrderAug is mx.image.RandomOrderAug

@@ -283,3 +283,10 @@ def test_too_many_slices_raises():
     m = mod.Module(_mlp(), context=[mx.cpu(i) for i in range(3)])
     with pytest.raises(ValueError, match="Too many slices"):
         m.bind(data_shapes=[("data", (2, 10))], label_shapes=[("softmax_label", (2,))])
+
+
+def test_module_namespaces_keep_mxnet_reexports():
+    # MXNet code imports these from the module files themselves
+    from mxtorch.module.bucketing_module import load_params
+    from mxtorch.module.module import load_checkpoint
+    assert load_checkpoint is mx.model.load_checkpoint and load_params is mx.model.load_params

@@ -26,7 +26,9 @@ from ..base import numeric_types
 from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug,
                          ForceResizeAug, HueJitterAug, LightingAug, RandomGrayAug,
                          ResizeAug)
+from .augmenters import RandomOrderAug  # noqa: F401 - in MXNet's image.detection namespace
 from .image import copyMakeBorder, fixed_crop
+from .image_iter import ImageIter  # noqa: F401 - in MXNet's image.detection namespace
 
 _LOG = logging.getLogger(__name__)
 

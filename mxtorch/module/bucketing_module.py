@@ -15,6 +15,7 @@ from .. import symbol as sym
 from ..initializer import Uniform
 from ..format.fileset import load_set, write_set
 from ..model import _checkpoint_manifest, _split_params
+from ..model import load_params  # noqa: F401 - MXNet's bucketing_module namespace has it
 from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module

@@ -15,6 +15,7 @@ from ..format.fileset import write_set
 from ..model import (_checkpoint_manifest, _checkpoint_writer, _create_kvstore,
                      _initialize_kvstore, _load_checkpoint_set, _update_params,
                      _update_params_on_kvstore)
+from ..model import load_checkpoint  # noqa: F401 - MXNet's module.module namespace has it
 from ..ndarray import zeros
 from ..ndarray.utils import atomic_write
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
