@@ -8,6 +8,7 @@ takes ``to_rgb`` like ``mx.image.imdecode``.
 from __future__ import annotations
 
 import io
+from types import ModuleType
 
 import numpy as np
 
@@ -17,16 +18,17 @@ _NO_CODEC = ("%s needs an image codec: install Pillow (`pip install pillow`) or 
              "(`pip install opencv-python-headless`)")
 
 
-def _cv2():
+def _cv2() -> ModuleType | None:
     """OpenCV module or None."""
     try:
         import cv2
     except ImportError:
         return None
-    return cv2
+    module: ModuleType = cv2  # untyped when OpenCV ships no stubs
+    return module
 
 
-def _pil():
+def _pil() -> ModuleType | None:
     """PIL.Image module or None."""
     try:
         from PIL import Image
@@ -83,10 +85,10 @@ def decode_bgr(buf: bytes, flag: int = -1, what: str = "unpack_img") -> np.ndarr
     cv2 = _cv2()
     if cv2 is not None:
         image_format(buf, what)
-        img = cv2.imdecode(np.frombuffer(buf, dtype=np.uint8), flag)
-        if img is None:
+        decoded: np.ndarray | None = cv2.imdecode(np.frombuffer(buf, dtype=np.uint8), flag)
+        if decoded is None:
             raise MXNetError("%s: failed to decode image" % what)
-        return img
+        return decoded
     img = _pil_decode(buf, flag, what)
     if img.ndim == 3:
         order = [2, 1, 0, 3][:img.shape[2]]
@@ -124,7 +126,8 @@ def encode_bgr(img: np.ndarray, quality: int = 95, img_fmt: str = ".jpg") -> byt
         ret, buf = cv2.imencode(img_fmt, img, params)
         if not ret:
             raise MXNetError("failed to encode image")
-        return buf.tobytes()
+        encoded: bytes = buf.tobytes()
+        return encoded
     return _pil_encode(img, quality, fmt)
 
 

@@ -89,9 +89,12 @@ def _read_header(read: Callable[[int], bytes],
 def _array(raw: bytes | memoryview, dtype: np.dtype[Any], shape: tuple[int, ...],
            fortran: bool) -> np.ndarray[Any, Any]:
     flat: np.ndarray[Any, Any] = np.frombuffer(raw, dtype, int(np.prod(shape, dtype=object)))
+    out: np.ndarray[Any, Any]
     if fortran:
-        return flat.reshape(shape[::-1]).transpose().copy()
-    return flat.reshape(shape).copy()
+        out = flat.reshape(shape[::-1]).transpose().copy()
+    else:
+        out = flat.reshape(shape).copy()
+    return out
 
 
 def read_npy(blob: bytes, source: str) -> np.ndarray:

@@ -317,6 +317,7 @@ def _read_v2_v3(r: _Reader, magic: int) -> np.ndarray:
     if shape is None or (not v3 and not shape):
         raise _empty_record(r)
     if stype != _STYPE_DEFAULT:
+        assert storage_shape is not None  # read above for every sparse stype
         return _read_sparse_rest(r, stype, storage_shape, shape)
     r.unpack("ii")  # context: arrays always load on cpu(0)
     return _read_values(r, _read_dtype(r), shape)

@@ -19,7 +19,11 @@ _HIDDEN = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 
 
 # ---------------------------------------------------------------------- writing
-def write_text(graph: dict[str, Any], extra_attrs: dict | None = None) -> str:
+# A piece of written text, or a ``(value, indent)`` still to lay out.
+_Piece = str | tuple[Any, int]
+
+
+def write_text(graph: dict[str, Any], extra_attrs: dict[str, Any] | None = None) -> str:
     """A graph dict as MXNet's JSON text (MXNet's indentation and spacing)."""
     if extra_attrs:
         # MXNet: graph attributes are a std::map, written in sorted key order
@@ -28,7 +32,7 @@ def write_text(graph: dict[str, Any], extra_attrs: dict | None = None) -> str:
     return _write(graph, 0)
 
 
-def _is_short(v: list) -> bool:
+def _is_short(v: list[Any]) -> bool:
     return len(v) <= 10 and all(not isinstance(x, (dict,)) for x in v) and \
         all(not isinstance(x, list) or all(not isinstance(y, (list, dict)) for y in x)
             for x in v)
@@ -41,7 +45,7 @@ def _write(v: Any, indent: int) -> str:
     deeper than Python's recursion limit (``_foreach`` in ``_foreach``) are written too.
     """
     out: list[str] = []
-    stack: list = [(v, indent)]
+    stack: list[_Piece] = [(v, indent)]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
@@ -55,7 +59,7 @@ def _write(v: Any, indent: int) -> str:
     return "".join(out)
 
 
-def _layout(v: Any, indent: int) -> list | None:
+def _layout(v: Any, indent: int) -> list[_Piece] | None:
     """One container as text pieces and ``(child, indent)`` items (None: a scalar)."""
     pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(v, dict):
@@ -64,7 +68,7 @@ def _layout(v: Any, indent: int) -> list | None:
         if len(v) == 1:
             (k, x), = v.items()
             return ["{" + json.dumps(k, ensure_ascii=False) + ": ", (x, indent), "}"]
-        parts: list = ["{\n"]
+        parts: list[_Piece] = ["{\n"]
         for i, (k, x) in enumerate(v.items()):
             sep = ", \n" if i else ""
             parts += [sep + inner + json.dumps(k, ensure_ascii=False) + ": ", (x, indent + 2)]
@@ -101,7 +105,8 @@ def _short(value: Any) -> str:
     return reprlib.repr(value)
 
 
-def _check_fields(raw: Any, fields: tuple, required: tuple, where: str) -> None:
+def _check_fields(raw: Any, fields: tuple[str, ...], required: tuple[str, ...],
+                  where: str) -> None:
     if not isinstance(raw, dict):
         raise MXNetError(f"{where}: expected a JSON object, got {_short(raw)}")
     for key in raw:
@@ -141,7 +146,7 @@ def _entry(raw: Any, num_nodes: int, where: str) -> list[int]:
     return raw
 
 
-def _version(graph: dict, where: str) -> int:
+def _version(graph: dict[str, Any], where: str) -> int:
     attrs = graph.get("attrs", {})
     if not isinstance(attrs, dict):
         raise MXNetError(f"{where}: graph 'attrs' must be a JSON object, got {_short(attrs)}")
@@ -154,7 +159,7 @@ def _version(graph: dict, where: str) -> int:
     return ver[1]
 
 
-def _node_attrs(raw: dict, version: int, where: str) -> dict[str, str]:
+def _node_attrs(raw: dict[str, Any], version: int, where: str) -> dict[str, str]:
     attrs: dict[str, str] = {}
     for key in ("param", "attr", "attrs"):
         part = raw.get(key, {})
@@ -189,7 +194,7 @@ def read_text(text: str | bytes, fname: str | None = None) -> tuple[Any, str]:
     return read_json(text, what), what
 
 
-def read_graph(graph: Any, version: int | None, where: str) -> tuple[list, int]:
+def read_graph(graph: Any, version: int | None, where: str) -> tuple[list[Any], int]:
     """A graph's raw node list and its version (``version`` when given: a nested graph)."""
     _check_fields(graph, _GRAPH_FIELDS, _GRAPH_REQUIRED, where)
     found = _version(graph, where)
@@ -223,7 +228,7 @@ def read_node(raw: Any, num_nodes: int, version: int, where: str) -> dict[str, A
             "subgraphs": subgraphs, "where": where}
 
 
-def read_heads(graph: dict, num_nodes: int, where: str) -> list[list[int]]:
+def read_heads(graph: dict[str, Any], num_nodes: int, where: str) -> list[list[int]]:
     """The graph's ``heads``, checked as ``[node_id, index(, version)]`` (and ``arg_nodes``)."""
     _int_list(graph["arg_nodes"], f"{where}: arg_nodes", num_nodes)
     if "node_row_ptr" in graph:
