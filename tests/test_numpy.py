@@ -278,3 +278,14 @@ def test_ndarray_methods_take_mxnet_argument_forms():
     assert isinstance(round(x[0, 0, 1] / 3), np.ndarray)
     _close(x.sum(axis=onp.int64(2)), src.sum(axis=2))
     _close(np.expand_dims(x, onp.int32(0)), src[None])
+
+
+def test_random_samplers_take_size_dtype_ctx_positionally():
+    # MXNet: np.random.normal(loc, scale, size, dtype, ctx, out) -- all positional
+    x = mx.np.random.normal(0, 1, (2, 3))
+    assert x.shape == (2, 3)
+    u = mx.np.random.uniform(0, 1, (4,), "float64")
+    assert u.shape == (4,) and u.dtype == np.float64
+    assert mx.np.random.exponential(2.0, (3,)).shape == (3,)
+    with pytest.raises(TypeError, match="at most 6 positional"):
+        mx.np.random.normal(0, 1, (2,), None, None, None, 5)
