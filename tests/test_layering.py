@@ -201,12 +201,6 @@ UNTESTED_OPS = {
     "_npi_pinv_scalar_rcond",
     "_random_pdf_exponential", "_random_pdf_gamma", "_random_pdf_generalized_negative_binomial",
     "_random_pdf_negative_binomial", "_random_pdf_uniform",
-    "adam_update", "_adamw_update", "_mp_adamw_update", "_multi_adamw_update",
-    "_multi_mp_adamw_update", "_contrib_group_adagrad_update", "ftml_update", "ftrl_update",
-    "lamb_update_phase1", "mp_lamb_update_phase1", "mp_sgd_update", "mp_sgd_mom_update",
-    "multi_mp_sgd_update", "multi_mp_sgd_mom_update", "nag_mom_update",
-    "preloaded_multi_sgd_update", "preloaded_multi_sgd_mom_update",
-    "preloaded_multi_mp_sgd_mom_update", "rmsprop_update", "rmspropalex_update",
 }
 # How tests reach an operator: mx.nd.contrib.X is _contrib_X, mx.np.X is _npi_X, ...
 _NAMESPACE_PREFIXES = ("_contrib_", "_linalg_", "_random_", "_sample_", "_image_", "_npi_",

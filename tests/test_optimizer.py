@@ -652,3 +652,203 @@ def test_adamw_update_operators_match_mxnet():
     assert w16[0].dtype == np.float16
     np.testing.assert_allclose(w16[0].asnumpy(), [[0.62, 2.35], [2.6, 3.633]], rtol=1e-3)
     np.testing.assert_allclose(w16[1].asnumpy(), [3.686, 7.316], rtol=1e-3)
+
+
+# ------------------------------------------------------ update operators vs real MXNet 1.9.1
+_W = [[1.0, -2.0, 0.5], [0.25, 3.0, -1.5]]
+_G = [[0.5, 4.0, -3.0], [1.0, -0.2, 2.5]]
+_KW = dict(lr=0.1, wd=0.05, rescale_grad=0.5, clip_gradient=1.0)
+
+
+def _nd(x, dtype="float32"):
+    return mx.nd.array(x, dtype=dtype)
+
+
+def _full(v):
+    return mx.nd.full((2, 3), v)
+
+
+def _close(got, want, tol=2e-5):
+    np.testing.assert_allclose(got.asnumpy().astype(np.float64), want, rtol=tol, atol=tol)
+
+
+def test_adam_and_rmsprop_update_ops_match_mxnet():
+    """adam_update, rmsprop_update, rmspropalex_update: values from real MXNet 1.9.1
+    (wd folded into the clipped gradient, clip_weights bounding the result)."""
+    w, m, v = _nd(_W), _full(0.1), _full(0.2)
+    r = mx.nd.adam_update(w, _nd(_G), m, v, beta1=0.8, beta2=0.9, epsilon=1e-3, **_KW)
+    _close(r, [[0.967871, -2.052815, 0.522635], [0.209905, 2.978851, -1.552815]])
+    _close(m, [[0.14, 0.28, -0.12], [0.1825, 0.09, 0.28]])
+    _close(v, [[0.189, 0.28, 0.28], [0.206266, 0.18025, 0.28]])
+    _close(w, _W)   # the weight changes only through out=
+    # lazy_update only matters for row_sparse gradients: a dense one updates every row
+    m2, v2 = _full(0.1), _full(0.2)
+    r2 = mx.nd.adam_update(w, _nd(_G), m2, v2, beta1=0.8, beta2=0.9, epsilon=1e-3,
+                           lazy_update=False, **_KW)
+    _close(r2, r.asnumpy())
+    n = _full(0.2)
+    r = mx.nd.rmsprop_update(_nd(_W), _nd(_G), n, gamma1=0.8, epsilon=1e-3, clip_weights=1.2,
+                             **_KW)
+    _close(r, [[0.929092, -1.2, 0.666436], [0.139092, 1.2, -1.2]])
+    _close(n, [[0.178, 0.36, 0.36], [0.212531, 0.1605, 0.36]])
+    n, g, d = _full(0.2), _full(0.1), _full(0.3)
+    r = mx.nd.rmspropalex_update(_nd(_W), _nd(_G), n, g, d, gamma1=0.8, gamma2=0.7,
+                                 epsilon=1e-3, clip_weights=2.0, **_KW)
+    _close(r, [[1.134859, -1.978111, 0.879858], [0.339278, 2.0, -1.478111]])
+    _close(g, [[0.14, 0.28, -0.12], [0.1825, 0.09, 0.28]])
+    _close(d, [[0.134859, 0.021889, 0.379858], [0.089278, 0.197234, 0.021889]])
+    with pytest.raises(MXNetError, match="adam_update"):
+        mx.nd.adam_update(w, w, m, mx.nd.ones((3,)), lr=0.1)
+
+
+def test_ftrl_ftml_nag_update_ops_match_mxnet():
+    """ftrl_update, ftml_update (bounded betas), nag_mom_update: real MXNet 1.9.1 values."""
+    z, n = _nd([[0.1, -0.3, 0.0]] * 2), _full(0.2)
+    r = mx.nd.ftrl_update(_nd(_W), _nd(_G), z, n, lamda1=0.2, beta=0.5, **_KW)
+    _close(r, [[0.009961, -0.841305, 0.252502], [0.0, 0.055159, -0.657534]])
+    _close(z, [[-0.301339, 13.664631, -4.241158], [0.040983, -0.73132, 10.723474]])
+    _close(n, [[0.2625, 1.2, 1.2], [0.45, 0.21, 1.2]])
+    d, v, z = _full(0.1), _full(0.2), _full(0.3)
+    r = mx.nd.ftml_update(_nd(_W), _nd(_G), d, v, z, lr=0.1, beta1=0.6, beta2=0.9,
+                          epsilon=1e-3, t=2, wd=0.05, rescale_grad=0.5, clip_grad=1.0)
+    _close(r, [[0.943658, -2.059159, 0.524435], [0.190072, 2.939103, -1.563017]])
+    _close(d, [[6.389534, 7.775704, 7.775704], [6.674722, 6.240026, 7.775704]])
+    _close(z, [[-6.029534, 16.01141, -4.077852], [-1.26868, -18.340076, 12.153557]])
+    for bad in (dict(beta1=1.5), dict(beta2=-0.1)):
+        with pytest.raises(MXNetError, match="beta"):
+            mx.nd.ftml_update(d, d, d, d, d, lr=0.1, t=1, **bad)
+    m = _full(0.1)
+    r = mx.nd.nag_mom_update(_nd(_W), _nd(_G), m, momentum=0.9, **_KW)
+    _close(r, [[1.024, -2.09, 0.76625], [0.233625, 3.0715, -1.59475]])
+    _close(m, [[0.06, 0.0, 0.1875], [0.03875, 0.085, -0.0025]])
+
+
+def test_group_adagrad_update_op():
+    """_contrib_group_adagrad_update (MXNet 1.9.1 has only a row_sparse CPU kernel): one
+    history entry per row, the mean of the row's squared rescaled, clipped gradient."""
+    h = mx.nd.array([0.5, 1.0])
+    r = mx.nd.contrib.group_adagrad_update(_nd(_W), _nd(_G), h, lr=0.1, rescale_grad=0.5,
+                                           clip_gradient=1.0, epsilon=1e-3)
+    g = np.clip(0.5 * np.array(_G), -1.0, 1.0)
+    hist = np.array([0.5, 1.0]) + (g * g).mean(axis=1)
+    _close(h, hist)
+    _close(r, np.array(_W) - 0.1 * g / np.sqrt(hist + 1e-3)[:, None])
+
+
+def test_lamb_phase1_update_ops_match_mxnet():
+    """lamb_update_phase1 (with and without bias correction) and mp_lamb_update_phase1
+    (float16 weight, float32 direction; weight32 untouched): real MXNet 1.9.1 values."""
+    kw = dict(beta1=0.8, beta2=0.9, epsilon=1e-3, t=3, wd=0.05, rescale_grad=0.5,
+              clip_gradient=1.0)
+    m, v = _full(0.1), _full(0.2)
+    r = mx.nd.lamb_update_phase1(_nd(_W), _nd(_G), m, v, **kw)
+    _close(r, [[0.370949, 0.463919, -0.21668], [0.436105, 0.300261, 0.488919]])
+    _close(m, [[0.13, 0.28, -0.12], [0.18, 0.06, 0.28]])
+    _close(v, [[0.18625, 0.28, 0.28], [0.205, 0.181, 0.28]])
+    r = mx.nd.lamb_update_phase1(_nd(_W), _nd(_G), _full(0.1), _full(0.2),
+                                 bias_correction=False, **kw)
+    _close(r, [[0.350532, 0.428152, -0.201351], [0.409177, 0.290699, 0.453152]])
+    m, v, w32 = _full(0.1), _full(0.2), _nd(_W)
+    r = mx.nd.mp_lamb_update_phase1(_nd(_W, "float16"), _nd(_G, "float16"), m, v, w32, **kw)
+    assert r.dtype == np.float32
+    _close(r, [[0.370949, 0.463919, -0.21668], [0.436105, 0.300273, 0.488919]])
+    _close(w32, _W)
+
+
+def test_mp_sgd_update_ops_match_mxnet():
+    """mp_sgd_update, mp_sgd_mom_update: the float32 master copy steps, the float16 weight
+    is its rounding (real MXNet 1.9.1 values)."""
+    w32 = _nd(_W)
+    r = mx.nd.mp_sgd_update(_nd(_W, "float16"), _nd(_G, "float16"), w32, **_KW)
+    assert r.dtype == np.float16
+    _close(w32, [[0.97, -2.09, 0.5975], [0.19875, 2.994998, -1.5925]])
+    _close(r, [[0.970215, -2.089844, 0.597656], [0.19873, 2.994141, -1.592773]], 1e-3)
+    m, w32 = _full(0.1), _nd(_W)
+    r = mx.nd.mp_sgd_mom_update(_nd(_W, "float16"), _nd(_G, "float16"), m, w32, momentum=0.9,
+                                **_KW)
+    _close(m, [[0.06, 0.0, 0.1875], [0.03875, 0.084998, -0.0025]])
+    _close(w32, [[1.06, -2.0, 0.6875], [0.28875, 3.084998, -1.5025]])
+    _close(r, [[1.05957, -2.0, 0.6875], [0.288818, 3.085938, -1.50293]], 1e-3)
+
+
+def _per_weight(*cols):
+    """[w0, g0, ..., w1, g1, ...]: the operators' interleaved inputs."""
+    return [x for tup in zip(*cols) for x in tup]
+
+
+def test_multi_and_preloaded_sgd_update_ops_match_mxnet():
+    """multi_mp_sgd(_mom)_update and preloaded_multi_(mp_)sgd(_mom)_update: per-weight
+    lrs/wds (attributes, or the last two arrays), real MXNet 1.9.1 values."""
+    w16 = [_nd(_W[0], "float16"), _nd(_W[1], "float16")]
+    g16 = [_nd(_G[0], "float16"), _nd(_G[1], "float16")]
+    g32 = [_nd(_G[0]), _nd(_G[1])]
+    common = dict(rescale_grad=0.5, clip_gradient=1.0, num_weights=2)
+    mom_w32 = [[1.06, -2.0, 0.6875], [0.06, 2.929995, -1.79]]
+    moms_after = [[0.06, 0.0, 0.1875], [-0.19, -0.070005, -0.29]]
+    w32, outs = [_nd(_W[0]), _nd(_W[1])], [_nd(_W[0], "float16"), _nd(_W[1], "float16")]
+    mx.nd.multi_mp_sgd_update(*_per_weight(w16, g16, w32), lrs=(0.1, 0.2), wds=(0.05, 0.0),
+                              out=outs, **common)
+    assert outs[0].dtype == np.float16
+    _close(w32[0], [0.97, -2.09, 0.5975])
+    _close(w32[1], [0.15, 3.019995, -1.7])
+    _close(outs[1], [0.150024, 3.019531, -1.700195], 1e-3)
+    for op, extra in ((mx.nd.multi_mp_sgd_mom_update, dict(lrs=(0.1, 0.2), wds=(0.05, 0.0))),
+                      (mx.nd.preloaded_multi_mp_sgd_mom_update, {})):
+        moms, w32 = [_nd([0.1] * 3), _nd([-0.1] * 3)], [_nd(_W[0]), _nd(_W[1])]
+        outs = [_nd(_W[0], "float16"), _nd(_W[1], "float16")]
+        arrays = [_nd([0.1, 0.2]), _nd([0.05, 0.0])] if not extra else []
+        op(*_per_weight(w16, g16, moms, w32), *arrays, momentum=0.9, out=outs, **extra,
+           **common)
+        for i in range(2):
+            _close(w32[i], mom_w32[i])
+            _close(moms[i], moms_after[i])
+            _close(outs[i], mom_w32[i], 1e-3)
+    outs = [_nd(_W[0]), _nd(_W[1])]
+    mx.nd.preloaded_multi_sgd_update(*_per_weight([_nd(w) for w in _W], g32), _nd([0.1, 0.2]),
+                                     _nd([0.05, 0.0]), out=outs, **common)
+    _close(outs[0], [0.97, -2.09, 0.5975])
+    _close(outs[1], [0.15, 3.02, -1.7])
+    moms, outs = [_nd([0.1] * 3), _nd([-0.1] * 3)], [_nd(_W[0]), _nd(_W[1])]
+    mx.nd.preloaded_multi_sgd_mom_update(*_per_weight([_nd(w) for w in _W], g32, moms),
+                                         _nd([0.1, 0.2]), _nd([0.05, 0.0]), momentum=0.9,
+                                         out=outs, **common)
+    _close(outs[1], [0.06, 2.93, -1.79])
+    _close(moms[0], moms_after[0])
+    with pytest.raises(MXNetError, match="expected 4 inputs"):
+        mx.nd.preloaded_multi_sgd_update(w32[0], g32[0], _nd([0.1]), num_weights=1)
+
+
+def test_adamw_internal_update_ops_match_mxnet():
+    """_adamw_update, _mp_adamw_update, _multi_adamw_update, _multi_mp_adamw_update called
+    by their operator names (rescale_grad an array; eta scales the whole step)."""
+    internal = mx.nd._internal
+    kw = dict(beta1=0.8, beta2=0.9, epsilon=1e-3, clip_gradient=1.0)
+    m, v, g = _full(0.1), _full(0.2), _nd(_G)
+    r = internal._adamw_update(_nd(_W), g, m, v, _nd([0.5]), lr=0.1, eta=0.5, wd=0.05, **kw)
+    _close(r, [[0.959973, -1.976408, 0.498818], [0.223916, 2.917965, -1.488908]])
+    _close(v, [[0.18625, 0.28, 0.28], [0.205, 0.181, 0.28]])
+    _close(g, [[0.25, 1.0, -1.0], [0.5, -0.1, 1.0]])   # MXNet: grad rescaled in place
+    m, v, w32 = _full(0.1), _full(0.2), _nd(_W)
+    r = internal._mp_adamw_update(_nd(_W, "float16"), _nd(_G, "float16"), m, v, w32,
+                                  _nd([0.5]), lr=0.1, eta=0.5, wd=0.05, **kw)
+    assert r.dtype == np.float16
+    _close(w32, [[0.959973, -1.976408, 0.498818], [0.223916, 2.917964, -1.488908]])
+    _close(m, [[0.13, 0.28, -0.12], [0.18, 0.060005, 0.28]])
+    ws, gs = [_nd(_W[0]), _nd(_W[1])], [_nd(_G[0]), _nd(_G[1])]
+    multi = dict(lrs=(0.1, 0.2), wds=(0.05, 0.0), etas=(0.5, 1.0), num_weights=2,
+                 clip_gradient=1.0)   # default betas and epsilon
+    want = [[0.962138, -1.9712, 0.488616], [-0.382459, 3.632466, -2.13246]]
+    ms, vs = [_nd([0.1] * 3), _nd([0.0] * 3)], [_nd([0.2] * 3), _nd([0.0] * 3)]
+    outs = [_nd(_W[0]), _nd(_W[1])]
+    internal._multi_adamw_update(*_per_weight(ws, gs, ms, vs), _nd([0.5]), out=outs, **multi)
+    _close(outs[0], want[0])
+    _close(outs[1], want[1], 1e-4)
+    _close(vs[1], [0.00025, 1e-05, 0.001])
+    ms, vs = [_nd([0.1] * 3), _nd([0.0] * 3)], [_nd([0.2] * 3), _nd([0.0] * 3)]
+    w32, outs = [_nd(_W[0]), _nd(_W[1])], [_nd(_W[0], "float16"), _nd(_W[1], "float16")]
+    internal._multi_mp_adamw_update(*_per_weight([_nd(w, "float16") for w in _W],
+                                                 [_nd(x, "float16") for x in _G], ms, vs, w32),
+                                    _nd([0.5]), out=outs, **multi)
+    assert outs[0].dtype == np.float16
+    _close(w32[1], want[1], 1e-4)
+    _close(outs[0], [0.961914, -1.97168, 0.488525], 1e-3)
