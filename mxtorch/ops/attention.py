@@ -9,13 +9,13 @@ The ``qk`` operators return the scaled scores (batch * heads, query length, key 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
 from ..base import MXNetError
 from .params import Int
-from .registry import OpDef, register
+from .registry import OpDef, ShapeInfer, Shapes, register
 
 __all__: list[str] = []
 
@@ -70,9 +70,9 @@ def _encdec_valatt(attrs: Any, keys_values: torch.Tensor, att: torch.Tensor) -> 
     return _weighted(op, att, _heads(op, keys_values, attrs.heads, 2, 1), attrs.heads)
 
 
-def _qk_shape(q_index: int, k_index: int):
+def _qk_shape(q_index: int, k_index: int) -> Callable[[Any, Shapes], ShapeInfer]:
     """(batch * heads, query length, key length) from the projections' shapes."""
-    def infer(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    def infer(attrs: Any, shapes: Shapes) -> ShapeInfer:
         q, k = shapes[q_index], shapes[k_index]
         if q is None or k is None or len(q) != 3 or len(k) != 3:
             return shapes, None
@@ -80,9 +80,9 @@ def _qk_shape(q_index: int, k_index: int):
     return infer
 
 
-def _valatt_shape(parts: int):
+def _valatt_shape(parts: int) -> Callable[[Any, Shapes], ShapeInfer]:
     """(query length, batch, heads * head_dim) from the projections and attention."""
-    def infer(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    def infer(attrs: Any, shapes: Shapes) -> ShapeInfer:
         kv, att = shapes
         if kv is None or len(kv) != 3:
             return shapes, None

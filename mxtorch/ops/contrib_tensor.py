@@ -9,7 +9,7 @@ import torch
 
 from ..base import MXNetError
 from .params import Bool, Float, Int, OptShape
-from .registry import OpDef, register
+from .registry import OpDef, ShapeInfer, Shapes, register
 
 __all__: list[str] = []
 
@@ -42,7 +42,7 @@ def _index_array(attrs: Any, data: torch.Tensor) -> torch.Tensor:
     return torch.stack(cols, dim=-1)
 
 
-def _index_array_shape(attrs: Any, shapes: list):
+def _index_array_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     data = shapes[0]
     if data is None:
         return shapes, None
@@ -167,7 +167,8 @@ equal_nan : bool, default True
 
 # ---------------------------------------------------------------------- quadratic, div_sqrt_dim
 def _quadratic(attrs: Any, data: torch.Tensor) -> torch.Tensor:
-    return data * (attrs.a * data + attrs.b) + attrs.c
+    out: torch.Tensor = data * (attrs.a * data + attrs.b) + attrs.c
+    return out
 
 
 register(OpDef(

@@ -52,7 +52,7 @@ def _lanczos4(x: np.ndarray) -> np.ndarray:
     for col in cols:           # float32, summed in order as OpenCV does
         total = total + col
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.stack(cols, -1) * (np.float32(1) / total)[:, None]
+        out: np.ndarray = np.stack(cols, -1) * (np.float32(1) / total)[:, None]
     exact = x < _FLT_EPSILON   # an integer position takes the pixel itself
     out[exact] = np.eye(8, dtype=np.float32)[3]
     return out
@@ -115,9 +115,9 @@ def _weights(interp: int, dst: int, src: int) -> torch.Tensor:
     return torch.from_numpy(mat)
 
 
-def _scales(src_hw: tuple, dst_hw: tuple) -> tuple:
+def _scales(src_hw: tuple[int, int], dst_hw: tuple[int, int]) -> tuple[int | None, ...]:
     """(integer shrink factors or None) of OpenCV's fast pixel-area path."""
-    factors = []
+    factors: list[int | None] = []
     for s, d in zip(src_hw, dst_hw):
         scale = 1.0 / (d / s)
         k = int(np.rint(scale))
@@ -133,11 +133,12 @@ def _nearest(x: torch.Tensor, h: int, w: int) -> torch.Tensor:
     return x.index_select(0, index(h, x.shape[0])).index_select(1, index(w, x.shape[1]))
 
 
-def _area_shrink(x: torch.Tensor, h: int, w: int, fast: tuple) -> torch.Tensor:
+def _area_shrink(x: torch.Tensor, h: int, w: int,
+                 fast: tuple[int | None, ...]) -> torch.Tensor:
     """Average over source areas: whole blocks for integer factors, fractions otherwise."""
     is_u8 = x.dtype == torch.uint8
-    if None not in fast:
-        fy, fx = fast
+    fy, fx = fast
+    if fy is not None and fx is not None:
         blocks = x[:h * fy, :w * fx].reshape(h, fy, w, fx, -1)
         if is_u8:
             total = blocks.to(torch.int64).sum(dim=(1, 3))
@@ -181,6 +182,7 @@ def _tap_sum(x: torch.Tensor, idx: torch.Tensor, wts: torch.Tensor, axis: int) -
     for j in range(idx.shape[1]):
         term = x.index_select(axis, idx[:, j]) * wts[:, j].reshape(shape)
         total = term if total is None else total + term
+    assert total is not None  # every kernel has at least one tap
     return total
 
 
@@ -192,6 +194,7 @@ def _tap_sum_2d(rows: torch.Tensor, idx: torch.Tensor, wts: torch.Tensor,
         term = rows.index_select(0, idx[:, j]) * wts[:, j, None]
         term = term >> shift if shift else term
         total = term if total is None else total + term
+    assert total is not None  # every kernel has at least one tap
     return total
 
 

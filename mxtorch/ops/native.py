@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import warnings
+from typing import Any, Mapping, Sequence
 
 __all__ = ["load", "enabled", "switched_on", "cache_dir"]
 
@@ -72,7 +73,7 @@ def _cpu_id() -> str:
         return platform.processor()
 
 
-def _build(cc: list[str], flags: tuple, src_path: str, out_path: str) -> str | None:
+def _build(cc: list[str], flags: tuple[str, ...], src_path: str, out_path: str) -> str | None:
     """Compile; the compiler's error text, or None on success."""
     try:
         res = subprocess.run([*cc, *flags, "-o", out_path, src_path], capture_output=True,
@@ -90,7 +91,11 @@ def _warn_once(msg: str) -> None:
         warnings.warn(msg, RuntimeWarning, stacklevel=3)
 
 
-def load(name: str, source: str, signatures: dict) -> ctypes.CDLL | None:
+# A C function's ctypes (restype, argtypes); restype None for void.
+Signature = tuple[type[Any] | None, Sequence[type[Any]]]
+
+
+def load(name: str, source: str, signatures: Mapping[str, Signature]) -> ctypes.CDLL | None:
     """The compiled library of ``source`` with ``signatures`` (function name ->
     ``(restype, [argtypes])``) applied, or ``None`` when it cannot be built."""
     if not enabled():
@@ -144,12 +149,12 @@ def _load_locked(name: str, source: str) -> ctypes.CDLL | None:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(source)
-            err = _build(cc, flags, src_path, tmp_lib)
-            if err is None:
+            build_err = _build(cc, flags, src_path, tmp_lib)
+            if build_err is None:
                 os.replace(tmp_lib, path)
                 _LOG.debug("native: built %s with %s", path, " ".join(flags))
                 return ctypes.CDLL(path)
-            errors.append(err)
+            errors.append(build_err)
         except OSError as err2:
             errors.append(str(err2))
         finally:

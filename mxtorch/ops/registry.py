@@ -32,9 +32,12 @@ import torch
 from ..base import MXNetError, attr_to_str
 from .params import REQUIRED, Param
 
-__all__ = ["OpDef", "register", "get", "find", "all_ops", "Shapes", "same_type_infer"]
+__all__ = ["OpDef", "register", "get", "find", "all_ops", "TShape", "Shapes", "ShapeInfer",
+           "same_type_infer"]
 
-Shapes = list  # list of tuple | None; 0 inside a tuple is an unknown dimension
+TShape = tuple[int, ...]  # a shape (MXNet's TShape); 0 is an unknown dimension
+Shapes = list[TShape | None]  # None: a shape not known yet
+ShapeInfer = tuple[Shapes, Shapes | None]  # an infer_shape function's (inputs, outputs)
 
 _REGISTRY: dict[str, "OpDef"] = {}
 _CANONICAL: dict[str, "OpDef"] = {}

@@ -14,13 +14,13 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .params import Bool, Enum, Int, OptBool, Shape
-from .registry import OpDef, register
+from .registry import OpDef, ShapeInfer, Shapes, TShape, register
 
 __all__: list[str] = []
 
 
 # ---------------------------------------------------------------------------- Correlation
-def _corr_geometry(attrs: Any, shape: tuple) -> tuple[int, int, int]:
+def _corr_geometry(attrs: Any, shape: TShape) -> tuple[int, int, int]:
     """(top_height, top_width, neighbourhood radius) of a Correlation, checked as MXNet."""
     if len(shape) != 4:
         raise MXNetError(f"Operator Correlation: data should be a 4D tensor, got shape "
@@ -75,7 +75,7 @@ def _correlation(attrs: Any, data1: torch.Tensor, data2: torch.Tensor) -> torch.
     return out
 
 
-def _correlation_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+def _correlation_infer_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     """(N, neighbourhood, top_h, top_w) from data1's shape; data2 takes data1's."""
     data = shapes[0] if shapes[0] is not None else shapes[1]
     if data is None or 0 in data:
@@ -140,7 +140,7 @@ def _spatial_transformer(attrs: Any, data: torch.Tensor, loc: torch.Tensor) -> t
                          align_corners=True)
 
 
-def _stn_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+def _stn_infer_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     """(N, C, *target_shape) from data; loc is (N, 6)."""
     data, loc = shapes
     if data is None or 0 in data:
@@ -188,7 +188,7 @@ def _crop_inputs(attrs: Any) -> list[str]:
     return [f"arg{i}" for i in range(attrs.num_args)]
 
 
-def _crop_size(attrs: Any, data: tuple, like: tuple | None) -> tuple[int, int]:
+def _crop_size(attrs: Any, data: TShape, like: TShape | None) -> tuple[int, int]:
     """The (h, w) of the crop: ``h_w`` with one input, crop_like's last two axes with two."""
     if len(data) != 4:
         raise MXNetError(f"Operator Crop: input data should be 4D in batch-num_filter-y-x, "
@@ -204,7 +204,7 @@ def _crop_size(attrs: Any, data: tuple, like: tuple | None) -> tuple[int, int]:
     return like[2], like[3]
 
 
-def _crop_offset(attrs: Any, data: tuple, size: tuple[int, int]) -> tuple[int, int]:
+def _crop_offset(attrs: Any, data: TShape, size: tuple[int, int]) -> tuple[int, int]:
     room = (data[2] - size[0], data[3] - size[1])
     if min(room) < 0:
         raise MXNetError(f"Operator Crop: the crop {size} is larger than the input "
@@ -229,7 +229,7 @@ def _crop(attrs: Any, data: torch.Tensor, like: torch.Tensor | None = None) -> t
     return data[:, :, oy:oy + size[0], ox:ox + size[1]].clone()
 
 
-def _crop_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+def _crop_infer_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     data = shapes[0]
     like = shapes[1] if attrs.num_args > 1 else None
     if data is None or (attrs.num_args > 1 and like is None):

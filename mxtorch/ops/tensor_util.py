@@ -1,6 +1,8 @@
 """dtype tables between NumPy and torch, and small tensor helpers the operators share."""
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import numpy as np
 import torch
 
@@ -9,7 +11,7 @@ from ..base import MXNetError, dtype_name, dtype_np
 __all__ = ["np_to_torch_dtype", "torch_to_np_dtype", "torch_to_np_name", "torch_dtype",
            "unshared"]
 
-_NP_TO_TORCH = {
+_NP_TO_TORCH: dict[np.dtype[Any], torch.dtype] = {
     np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64,
     np.dtype(np.float16): torch.float16, np.dtype(np.uint8): torch.uint8,
     np.dtype(np.int32): torch.int32, np.dtype(np.int8): torch.int8,
@@ -23,7 +25,7 @@ _TORCH_TO_NAME = {v: dtype_name(k) for k, v in _NP_TO_TORCH.items()}
 _NAME_TO_TORCH = {dtype_name(k): v for k, v in _NP_TO_TORCH.items()}
 
 
-def np_to_torch_dtype(dtype) -> torch.dtype:
+def np_to_torch_dtype(dtype: Any) -> torch.dtype:
     dt = dtype_np(dtype)
     try:
         return _NP_TO_TORCH[dt]
@@ -31,7 +33,7 @@ def np_to_torch_dtype(dtype) -> torch.dtype:
         raise MXNetError(f"dtype {dt} is not supported") from None
 
 
-def torch_dtype(dtype) -> torch.dtype:
+def torch_dtype(dtype: Any) -> torch.dtype:
     """Any dtype spelling (name, NumPy type, torch dtype, None=float32) -> torch dtype."""
     if isinstance(dtype, torch.dtype):
         return dtype
@@ -42,7 +44,7 @@ def torch_dtype(dtype) -> torch.dtype:
     return np_to_torch_dtype(dtype)
 
 
-def torch_to_np_dtype(dtype: torch.dtype) -> np.dtype:
+def torch_to_np_dtype(dtype: torch.dtype) -> np.dtype[Any]:
     return _TORCH_TO_NP[dtype]
 
 
@@ -50,7 +52,7 @@ def torch_to_np_name(dtype: torch.dtype) -> str:
     return _TORCH_TO_NAME[dtype]
 
 
-def unshared(res: torch.Tensor, tensors) -> torch.Tensor:
+def unshared(res: torch.Tensor, tensors: Iterable[torch.Tensor]) -> torch.Tensor:
     """``res``, or a copy of it when it is a view of (or is) one of ``tensors``.
 
     MXNet operators return new arrays: a result that is a view of an input (torch's
