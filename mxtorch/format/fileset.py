@@ -20,6 +20,7 @@ import json
 import os
 import re
 import warnings
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from ..base import MXNetError
 
@@ -66,7 +67,7 @@ def _fsync_dir(dirname: str) -> None:
         os.close(fd)
 
 
-def digest(path: str):
+def digest(path: str) -> tuple[int, str]:
     """``(size, sha256 hex)`` of the file at ``path``."""
     h = hashlib.sha256()
     size = 0
@@ -87,11 +88,11 @@ def _remove(path: str) -> None:
         pass
 
 
-def clean_stale(finals, finish_sets: bool = False) -> None:
+def clean_stale(finals: Iterable[str], finish_sets: bool = False) -> None:
     """Remove temporaries of dead writers beside ``finals``, first finishing the renames
     of committed sets that name them (of any committed set in the directory when
     ``finish_sets``: a later checkpoint completes an earlier one a kill interrupted)."""
-    by_dir: dict = {}
+    by_dir: dict[str, set[str]] = {}
     for final in finals:
         by_dir.setdefault(os.path.dirname(final), set()).add(os.path.basename(final))
     for dirname, bases in by_dir.items():
@@ -99,7 +100,8 @@ def clean_stale(finals, finish_sets: bool = False) -> None:
             names = os.listdir(dirname or ".")
         except OSError:
             continue
-        stale, dead = [], set()
+        stale: list[str] = []
+        dead: set[str] = set()
         for name in names:
             head, sep, tail = name.partition(".tmp-")
             m = sep and _TMP_SUFFIX.fullmatch(sep + tail)
@@ -115,7 +117,7 @@ def clean_stale(finals, finish_sets: bool = False) -> None:
                 _remove(os.path.join(dirname, name))
 
 
-def _roll_forward_committed(dirname, stale, names) -> None:
+def _roll_forward_committed(dirname: str, stale: set[str], names: list[str]) -> None:
     """Finish the renames of every manifest in ``dirname`` that names a stale temporary."""
     for name in names:
         if not name.endswith(".manifest"):
@@ -147,7 +149,7 @@ def write_file(final: str, blob: bytes) -> None:
     _fsync_dir(os.path.dirname(final))
 
 
-def write_set(manifest: str, parts) -> None:
+def write_set(manifest: str, parts: Sequence[tuple[str, Callable[[str], object]]]) -> None:
     """Write the files ``parts`` (``(final, writer)`` pairs; ``writer(path)`` writes one
     member at ``path``) as one set: a reader sees all old members or all new ones.
 
@@ -156,9 +158,9 @@ def write_set(manifest: str, parts) -> None:
     """
     finals = [final for final, _ in parts]
     clean_stale(finals + [manifest], finish_sets=True)
-    temps = []
+    temps: list[str] = []
     try:
-        entries = []
+        entries: list[_Entry] = []
         for final, writer in parts:
             tmp = temp_name(final)
             temps.append(tmp)
@@ -179,7 +181,11 @@ def write_set(manifest: str, parts) -> None:
     _fsync_dir(os.path.dirname(manifest))
 
 
-def _read_entries(manifest: str):
+# A manifest's member entry (JSON): name, tmp, size, sha256.
+_Entry = dict[str, Any]
+
+
+def _read_entries(manifest: str) -> list[_Entry] | None:
     """The member entries of ``manifest``, or None when it does not exist or is not ours."""
     try:
         with open(manifest, "rb") as f:
@@ -195,10 +201,10 @@ def _read_entries(manifest: str):
     files = record.get("files")
     if not isinstance(files, list) or not all(_valid_entry(e) for e in files):
         raise MXNetError(f"checkpoint manifest {manifest!r} is malformed")
-    return record["files"]
+    return files
 
 
-def _valid_entry(e) -> bool:
+def _valid_entry(e: object) -> bool:
     """A member entry: a plain file name, its own temporary beside it, size and digest."""
     if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in
                                           ("name", "tmp", "sha256")):
@@ -209,7 +215,7 @@ def _valid_entry(e) -> bool:
         os.sep not in e["tmp"] and isinstance(e.get("size"), int)
 
 
-def _matches(path: str, entry) -> bool:
+def _matches(path: str, entry: _Entry) -> bool:
     try:
         if os.path.getsize(path) != entry["size"]:
             return False
@@ -231,7 +237,7 @@ class SetView:
 
     def __init__(self, manifest: str):
         self.manifest = manifest
-        self.warnings: list = []  # given out by load_set once the read is known whole
+        self.warnings: list[str] = []  # given out by load_set once the read is known whole
         self.used_temporaries = False
         entries = _read_entries(manifest)
         self._entries = None if entries is None else {e["name"]: e for e in entries}
@@ -263,7 +269,7 @@ class SetView:
         return name
 
 
-def _manifest_bytes(manifest: str):
+def _manifest_bytes(manifest: str) -> bytes | None:
     try:
         with open(manifest, "rb") as f:
             return f.read(1 << 20)
@@ -271,7 +277,10 @@ def _manifest_bytes(manifest: str):
         return None
 
 
-def load_set(manifest: str, loader, attempts: int = 5):
+_T = TypeVar("_T")
+
+
+def load_set(manifest: str, loader: Callable[[SetView], _T], attempts: int = 5) -> _T:
     """``loader(SetView(manifest))``, retried while a writer commits a new set."""
     for attempt in range(attempts):
         before = _manifest_bytes(manifest)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import torch
 
@@ -13,8 +13,12 @@ from .registry import OpDef, get, register
 
 __all__: list[str] = []
 
+# A compiled nested graph: called on tensors, returns its outputs.
+Subgraph = Callable[..., Sequence[torch.Tensor]]
 
-def _foreach_compute(attrs, *inputs, subgraphs):
+
+def _foreach_compute(attrs: Any, *inputs: torch.Tensor, subgraphs: Sequence[Subgraph]
+                     ) -> torch.Tensor | tuple[torch.Tensor, ...]:
     """Run the body over axis 0 of the data inputs, threading the states."""
     (body,) = subgraphs
     data_locs, state_locs, remain_locs = (attrs.in_data_locs, attrs.in_state_locs,
@@ -27,7 +31,7 @@ def _foreach_compute(attrs, *inputs, subgraphs):
     steps = data[0].shape[0] if data else 0
     outs: list[list[torch.Tensor]] = [[] for _ in range(attrs.num_out_data)]
     for t in range(steps):
-        args: list = [None] * nin
+        args: list[torch.Tensor | None] = [None] * nin
         for loc, d in zip(data_locs, data):
             args[loc] = d[t]
         for loc, s in zip(state_locs, states):
@@ -43,7 +47,7 @@ def _foreach_compute(attrs, *inputs, subgraphs):
     return result[0] if len(result) == 1 else tuple(result)
 
 
-def _foreach_inputs(attrs) -> list[str]:
+def _foreach_inputs(attrs: Any) -> list[str]:
     n = len(attrs.in_data_locs) + len(attrs.in_state_locs) + len(attrs.remain_locs)
     return [f"data{i}" for i in range(n)]
 
@@ -66,7 +70,7 @@ class _Nested(NamedTuple):
     outputs: tuple[str, ...]   # its list_outputs names
 
 
-def _node_attrs(raw: dict) -> dict:
+def _node_attrs(raw: dict[str, Any]) -> dict[str, Any]:
     attrs = raw.get("attrs", raw.get("param", raw.get("attr", {}))) or {}
     return {k: v for k, v in attrs.items() if not (k.startswith("__") and k.endswith("__"))}
 
@@ -98,19 +102,22 @@ def _nested(text: str) -> _Nested:
                 order.append(nid)
     aux: set[int] = set()
     for nid in order:
-        if ops[nid] is not None:
-            names = ops[nid].input_names(parsed[nid])
+        op = ops[nid]
+        if op is not None:
+            names = op.input_names(parsed[nid])
             aux.update(nodes[nid]["inputs"][names.index(a)][0]
-                       for a in ops[nid].aux_names(parsed[nid]) if a in names)
+                       for a in op.aux_names(parsed[nid]) if a in names)
     variables = [nid for nid in order if ops[nid] is None]
 
     def entry_name(nid: int, index: int) -> str:
-        if ops[nid] is None:
-            return nodes[nid]["name"]
-        return f"{nodes[nid]['name']}_{ops[nid].output_names(parsed[nid])[index]}"
+        op = ops[nid]
+        name: str = nodes[nid]["name"]
+        if op is None:
+            return name
+        return f"{name}_{op.output_names(parsed[nid])[index]}"
 
-    repeats: dict[tuple, int] = {}
-    outputs = []
+    repeats: dict[tuple[int, int], int] = {}
+    outputs: list[str] = []
     for h in heads:
         key = (h[0], h[1])
         k = repeats[key] = repeats.get(key, -1) + 1
@@ -122,7 +129,8 @@ def _nested(text: str) -> _Nested:
                    tuple(nodes[v]["name"] for v in variables if v in aux), tuple(outputs))
 
 
-def _cached_op_compute(attrs, *inputs, subgraphs):
+def _cached_op_compute(attrs: Any, *inputs: torch.Tensor, subgraphs: Sequence[Subgraph]
+                       ) -> torch.Tensor | tuple[torch.Tensor, ...]:
     """Run the nested graph on the inputs (in its list_inputs order)."""
     (body,) = subgraphs
     outs = body(*inputs)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import torch
 import torch.nn.functional as F
@@ -11,7 +11,8 @@ from ..base import MXNetError
 from . import tuning
 from .params import Enum, Float, Int, OptBool, OptDtype, OptFloat, Shape
 from .elemwise import same_shape_infer
-from .registry import OpDef, register, same_type_infer
+from .registry import (DTypes, OpDef, ShapeInfer, Shapes, TShape, TypeInfer, register,
+                       same_type_infer)
 from .tensor_util import torch_dtype
 
 __all__: list[str] = []
@@ -97,9 +98,10 @@ def _length_mask(data: torch.Tensor, length: torch.Tensor, axis: int) -> torch.T
     return pos < length.unsqueeze(axis)
 
 
-def _softmax_kind(name: str, log: bool, negate: bool):
+def _softmax_kind(name: str, log: bool, negate: bool) -> Callable[..., torch.Tensor]:
     """Build the compute of softmax / log_softmax / softmin."""
-    def compute(attrs: Any, data: torch.Tensor, length: torch.Tensor | None = None):
+    def compute(attrs: Any, data: torch.Tensor,
+                length: torch.Tensor | None = None) -> torch.Tensor:
         if attrs.use_length and length is None:
             raise MXNetError(f"Operator {name}: use_length=True needs a length input, "
                              "which only softmax takes")
@@ -122,7 +124,7 @@ def _softmax_kind(name: str, log: bool, negate: bool):
     return compute
 
 
-def _softmax_infer_shape(attrs: Any, in_shapes: list):
+def _softmax_infer_shape(attrs: Any, in_shapes: Shapes) -> ShapeInfer:
     """Output shape is the data's; ``length`` is the data shape without ``axis``."""
     data = in_shapes[0]
     if data is None:
@@ -134,7 +136,7 @@ def _softmax_infer_shape(attrs: Any, in_shapes: list):
     return shapes, [tuple(data)]
 
 
-def _softmax_infer_type(attrs: Any, in_types: list):
+def _softmax_infer_type(attrs: Any, in_types: DTypes) -> TypeInfer:
     """Output dtype: ``dtype`` when given, else the data's."""
     return in_types, [attrs.dtype or in_types[0]]
 
@@ -221,7 +223,7 @@ def _upsampling_inputs(attrs: Any) -> list[str]:
     return [f"arg{i}" for i in range(attrs.num_args)]
 
 
-def _upsample_nearest(attrs: Any, arrays: tuple) -> torch.Tensor:
+def _upsample_nearest(attrs: Any, arrays: tuple[torch.Tensor, ...]) -> torch.Tensor:
     """Nearest-neighbour upsampling of every input to ``scale`` times the first one."""
     for x in arrays:
         if x.dim() != 4:
@@ -263,7 +265,7 @@ def _upsampling(attrs: Any, *arrays: torch.Tensor) -> torch.Tensor:
     return F.conv_transpose2d(data, weight, stride=attrs.scale, padding=pad, groups=chans)
 
 
-def _upsampling_infer(attrs: Any, in_shapes: list):
+def _upsampling_infer(attrs: Any, in_shapes: Shapes) -> ShapeInfer:
     """Infer the bilinear weight shape (C, 1, k, k) from the data."""
     if attrs.sample_type != "bilinear" or not in_shapes or in_shapes[0] is None:
         return in_shapes, None
@@ -377,7 +379,8 @@ def _c_round(x: torch.Tensor) -> torch.Tensor:
     return torch.sign(x) * torch.floor(x.abs() + 0.5)
 
 
-def _roi_bins(start: torch.Tensor, end: torch.Tensor, pooled: int, size: int):
+def _roi_bins(start: torch.Tensor, end: torch.Tensor, pooled: int,
+              size: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-ROI bin [start, end) along one axis, MXNet/Caffe ROIPooling rules."""
     length = torch.clamp(end - start + 1, min=1)
     bin_size = length / pooled
@@ -438,7 +441,7 @@ spatial_scale : float
 
 
 # ---------------------------------------------------------------------------- im2col / col2im
-def _sliding_geometry(op: str, attrs: Any, spatial: tuple) -> tuple:
+def _sliding_geometry(op: str, attrs: Any, spatial: TShape) -> tuple[TShape, ...]:
     """(kernel, stride, dilate, pad, output positions per axis) with MXNet's defaults/checks."""
     k = tuple(attrs.kernel)
     if len(k) not in (1, 2):

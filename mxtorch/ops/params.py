@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -21,7 +21,7 @@ __all__ = ["Param", "REQUIRED", "Int", "Float", "Bool", "Str", "Enum", "Shape", 
 
 
 class _Required:
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "REQUIRED"
 
 
@@ -61,18 +61,18 @@ def _int_parser(limits: tuple[int, int]) -> Callable[[Any], int]:
         if isinstance(value, str):
             if len(value) > 64 or not _INT_TEXT.match(value):
                 raise _AttrError()
-            value = int(value)
+            number = int(value)
         elif isinstance(value, (int, np.integer, bool, np.bool_)):
-            value = int(value)
+            number = int(value)
         elif isinstance(value, (float, np.floating)) and float(value).is_integer():
             # MXNet: str(4.0) and str(True) fail its parser; here a Python 4.0 or True is
             # taken as 4 or 1, since attribute sets are cached by value (4.0 == 4 == ...)
-            value = int(value)
+            number = int(value)
         else:
             raise _AttrError()
-        if not limits[0] <= value <= limits[1]:
+        if not limits[0] <= number <= limits[1]:
             raise _AttrError()
-        return value
+        return number
     return parse
 
 
@@ -115,13 +115,13 @@ def _to_bool(value: Any) -> bool:
     raise _AttrError()
 
 
-def _to_shape(value: Any, allow_none: bool = True) -> tuple:
+def _to_shape(value: Any, allow_none: bool = True) -> tuple[int | None, ...]:
     if isinstance(value, str):
         value = _literal(value)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return (int(value),)
     if isinstance(value, (tuple, list)):
-        out = []
+        out: list[int | None] = []
         for v in value:
             if v is None and allow_none:
                 out.append(None)
@@ -135,7 +135,7 @@ def _to_shape(value: Any, allow_none: bool = True) -> tuple:
     raise _AttrError(f"expected a tuple of integers, got {value!r}")
 
 
-def _to_float_tuple(value: Any) -> tuple:
+def _to_float_tuple(value: Any) -> tuple[float, ...]:
     if isinstance(value, str):
         value = _literal(value)
     if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
@@ -162,7 +162,7 @@ class Param:
     default: Any = REQUIRED
     doc: str = ""
     type_name: str = ""
-    choices: tuple = field(default=())
+    choices: tuple[str, ...] = field(default=())
     lower: Any = None
     upper: Any = None
 
@@ -252,7 +252,7 @@ def Any_(name: str, default: Any = REQUIRED, doc: str = "") -> Param:
     return Param(name, parse, default, doc, "any")
 
 
-def Enum(name: str, choices: tuple, default: Any = REQUIRED, doc: str = "",
+def Enum(name: str, choices: Sequence[str], default: Any = REQUIRED, doc: str = "",
          optional: bool = False) -> Param:
     def parse(value: Any) -> Any:
         if optional and _is_none(value):
@@ -311,7 +311,7 @@ def _to_dtype_name(value: Any) -> str:
         raise _AttrError(str(err)) from None
 
 
-def _dtype_parser(choices: tuple) -> Callable[[Any], str]:
+def _dtype_parser(choices: tuple[str, ...]) -> Callable[[Any], str]:
     """Parse a dtype given as a name, a NumPy type or dtype, or a type flag; when
     ``choices`` is given, the name must be one of them (MXNet's dtype enums)."""
     if not choices:
@@ -326,7 +326,7 @@ def _dtype_parser(choices: tuple) -> Callable[[Any], str]:
 
 
 def Dtype(name: str = "dtype", default: Any = "float32", doc: str = "",
-          choices: tuple = ()) -> Param:
+          choices: Sequence[str] = ()) -> Param:
     """A dtype attribute, normalized to its NumPy name ('float32', 'int64', 'bfloat16').
 
     ``np.float32``, ``np.dtype('float32')``, ``'float32'`` and MXNet's type flag all parse;
@@ -336,7 +336,7 @@ def Dtype(name: str = "dtype", default: Any = "float32", doc: str = "",
 
 
 def OptDtype(name: str = "dtype", default: Any = None, doc: str = "",
-             choices: tuple = ()) -> Param:
+             choices: Sequence[str] = ()) -> Param:
     """A :func:`Dtype` attribute that may be ``None``."""
     return Param(name, _optional(_dtype_parser(tuple(choices))), default, doc, "dtype or None",
                  tuple(choices))

@@ -33,11 +33,13 @@ from ..base import MXNetError, attr_to_str
 from .params import REQUIRED, Param
 
 __all__ = ["OpDef", "register", "get", "find", "all_ops", "TShape", "Shapes", "ShapeInfer",
-           "same_type_infer"]
+           "DTypes", "TypeInfer", "same_type_infer"]
 
 TShape = tuple[int, ...]  # a shape (MXNet's TShape); 0 is an unknown dimension
 Shapes = list[TShape | None]  # None: a shape not known yet
 ShapeInfer = tuple[Shapes, Shapes | None]  # an infer_shape function's (inputs, outputs)
+DTypes = list[str | None]  # dtype names ("float32"); None: not known yet
+TypeInfer = tuple[DTypes, DTypes]  # an infer_type function's (inputs, outputs)
 
 _REGISTRY: dict[str, "OpDef"] = {}
 _CANONICAL: dict[str, "OpDef"] = {}
