@@ -10,14 +10,14 @@ generator (seeded by ``mx.random.seed``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
 from ..base import MXNetError
 from . import cv_resize
 from .params import Bool, Float, FloatOrShape, Int, Shape
-from .registry import OpDef, register
+from .registry import OpDef, ShapeInfer, Shapes, register
 
 __all__: list[str] = []
 
@@ -49,14 +49,15 @@ class _CopyGrad(torch.autograd.Function):
         return result
 
     @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor):
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
         return grad, None
 
 
 def _copy_grad(data: torch.Tensor, result: torch.Tensor) -> torch.Tensor:
     """# MXNet: the augmenters' gradient is ``_copy`` of the head gradient."""
     if torch.is_grad_enabled() and data.requires_grad:
-        return _CopyGrad.apply(data, result.detach())
+        copied: torch.Tensor = _CopyGrad.apply(data, result.detach())
+        return copied
     return result
 
 
@@ -72,9 +73,9 @@ def _check_image(op: str, data: torch.Tensor) -> int:
     return data.shape[2]
 
 
-def _image_shape(op: str):
+def _image_shape(op: str) -> Callable[[Any, Shapes], ShapeInfer]:
     """Shape inference of the augmenters: the image's own shape, checked as MXNet."""
-    def infer(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    def infer(attrs: Any, shapes: Shapes) -> ShapeInfer:
         data = shapes[0]
         if data is None:
             return shapes, None
@@ -87,7 +88,11 @@ def _uniform(lo: float, hi: float) -> float:
     return lo + (hi - lo) * float(torch.rand(()))
 
 
-def _augmenter(name: str, adjust):
+# An augmenter's adjustment: (attrs, image) -> adjusted image.
+_Adjust = Callable[[Any, torch.Tensor], torch.Tensor]
+
+
+def _augmenter(name: str, adjust: _Adjust) -> Callable[[Any, torch.Tensor], torch.Tensor]:
     """Register-ready compute: check the image, adjust, keep the gradient a copy."""
     op = f"_image_{name}"
 
@@ -171,7 +176,7 @@ def _cvcopyMakeBorder(attrs: Any, src: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _cvcopyMakeBorder_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+def _cvcopyMakeBorder_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     src = shapes[0]
     if src is None or len(src) != 3:
         return shapes, None
@@ -189,7 +194,8 @@ register(OpDef("_cvcopyMakeBorder", _cvcopyMakeBorder, inputs=("src",),
                    "per channel, up to 4) or ``value`` on the first three channels."))
 
 
-def _resize_size(size: tuple, keep_ratio: bool, data_h: int, data_w: int) -> tuple:
+def _resize_size(size: tuple[int, ...], keep_ratio: bool, data_h: int,
+                 data_w: int) -> tuple[int, int]:
     """(width, height) of _image_resize, MXNet's GetHeightAndWidth."""
     if len(size) not in (1, 2):
         raise MXNetError(f"Operator _image_resize: input size dimension must be 1 or 2, but "
@@ -198,7 +204,7 @@ def _resize_size(size: tuple, keep_ratio: bool, data_h: int, data_w: int) -> tup
         raise MXNetError(f"Operator _image_resize: input size should be greater than 0, "
                          f"but got {size}")
     if len(size) == 2:
-        return size
+        return size[0], size[1]
     if not keep_ratio:
         return size[0], size[0]
     if data_h > data_w:  # MXNet: the shorter edge becomes size, integer division
@@ -214,7 +220,7 @@ def _image_resize(attrs: Any, data: torch.Tensor) -> torch.Tensor:
     return cv_resize.resize_hwc(data, w, h, attrs.interp, "_image_resize")
 
 
-def _image_resize_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+def _image_resize_infer_shape(attrs: Any, shapes: Shapes) -> ShapeInfer:
     data = shapes[0]
     if data is None or 0 in data:
         return shapes, None
@@ -300,7 +306,7 @@ register(OpDef("_image_normalize", _normalize,
 
 
 # ---------------------------------------------------------------------------- flips
-def _flip(axis: int, random: bool):
+def _flip(axis: int, random: bool) -> _Adjust:
     """Flip W (axis 1) or H (axis 0) of an HWC image, maybe with probability 0.5."""
     def adjust(attrs: Any, data: torch.Tensor) -> torch.Tensor:
         if random and float(torch.rand(())) < 0.5:
@@ -379,7 +385,7 @@ def _hue(x: torch.Tensor, alpha: float) -> torch.Tensor:
     return _saturate(_hls_to_rgb(hue + alpha * 360.0, light, sat), x)
 
 
-def _random_enhance(name: str, fn):
+def _random_enhance(name: str, fn: Callable[[torch.Tensor, float], torch.Tensor]) -> _Adjust:
     def adjust(attrs: Any, data: torch.Tensor) -> torch.Tensor:
         if attrs.min_factor < 0 or attrs.max_factor < 0:
             raise MXNetError(f"Operator _image_random_{name}: min_factor {attrs.min_factor} "
@@ -421,7 +427,7 @@ register(OpDef("_image_random_color_jitter", _augmenter("random_color_jitter", _
                doc="Jitter brightness, contrast, saturation and hue in a random order."))
 
 
-def _lighting(data: torch.Tensor, alpha: tuple) -> torch.Tensor:
+def _lighting(data: torch.Tensor, alpha: tuple[float, ...]) -> torch.Tensor:
     """Add the PCA-based RGB offset of AlexNet's lighting noise to an HWC image."""
     if data.shape[-1] == 1:
         return data.clone()

@@ -14,13 +14,13 @@ negative binomial) the gradient w.r.t. the samples is zero, and the gamma densit
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
 from ..base import MXNetError
 from .params import Bool
-from .registry import OpDef, register
+from .registry import OpDef, ShapeInfer, Shapes, TShape, register
 
 __all__: list[str] = []
 
@@ -28,40 +28,41 @@ Fn = Callable[..., torch.Tensor]
 
 
 # ---------------------------------------------------------------------- log densities
-def _uniform(x, low, high):
+def _uniform(x: torch.Tensor, low: torch.Tensor, high: torch.Tensor) -> torch.Tensor:
     # MXNet: no check that the sample lies inside [low, high]
     return torch.zeros_like(x) - torch.log(high - low)
 
 
-def _normal(x, mu, sigma):
+def _normal(x: torch.Tensor, mu: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
     return -0.5 * (x - mu) ** 2 / (sigma * sigma) - torch.log(math.sqrt(2 * math.pi) * sigma)
 
 
-def _gamma(x, alpha, beta):
+def _gamma(x: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
     return alpha * torch.log(beta) + (alpha - 1) * torch.log(x) - beta * x - torch.lgamma(alpha)
 
 
-def _exponential(x, lam):
+def _exponential(x: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
     return torch.log(lam) - lam * x
 
 
-def _poisson(x, lam):
+def _poisson(x: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
     x = x.detach()
     return x * torch.log(lam) - torch.lgamma(x + 1) - lam
 
 
-def _negative_binomial(x, k, p):
+def _negative_binomial(x: torch.Tensor, k: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     x = x.detach()   # p is the failure probability
     return (torch.lgamma(x + k) - torch.lgamma(x + 1) - torch.lgamma(k) + k * torch.log(p)
             + x * torch.log(1 - p))
 
 
-def _generalized_negative_binomial(x, mu, alpha):
+def _generalized_negative_binomial(x: torch.Tensor, mu: torch.Tensor,
+                                   alpha: torch.Tensor) -> torch.Tensor:
     # reparameterized as a negative binomial with k = 1/alpha, p = 1/(mu alpha + 1)
     return _negative_binomial(x, 1 / alpha, 1 / (mu * alpha + 1))
 
 
-def _dirichlet(x, alpha):
+def _dirichlet(x: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
     norm = torch.lgamma(alpha.sum(-1)) - torch.lgamma(alpha).sum(-1)
     return ((alpha - 1) * torch.log(x)).sum(-1) + norm
 
@@ -80,13 +81,13 @@ _PDFS: list[tuple[str, Fn, tuple[str, ...]]] = [
 
 
 # ---------------------------------------------------------------------- operators
-def _param_shape(sample: tuple, nparam: int, vector: bool) -> tuple:
+def _param_shape(sample: TShape, nparam: int, vector: bool) -> TShape:
     """The shape every parameter array must have: the samples' leading axes (+ last)."""
     lead = sample[:nparam - 1] + sample[-1:] if vector else sample[:nparam]
     return tuple(lead)
 
 
-def _check_shapes(op: str, sample: tuple, params: list, vector: bool) -> None:
+def _check_shapes(op: str, sample: TShape, params: Sequence[TShape], vector: bool) -> None:
     first = tuple(params[0])
     if any(tuple(p) != first for p in params[1:]) or len(first) > len(sample) \
             or first != _param_shape(sample, len(first), vector):
@@ -95,7 +96,7 @@ def _check_shapes(op: str, sample: tuple, params: list, vector: bool) -> None:
                          + (" and their last axis" if vector else ""))
 
 
-def _pdf_compute(dist: str, logpdf: Fn, vector: bool) -> Callable:
+def _pdf_compute(dist: str, logpdf: Fn, vector: bool) -> Fn:
     op = f"_random_pdf_{dist}"
 
     def compute(attrs: Any, sample: torch.Tensor, *params: torch.Tensor) -> torch.Tensor:
@@ -112,8 +113,8 @@ def _pdf_compute(dist: str, logpdf: Fn, vector: bool) -> Callable:
     return compute
 
 
-def _pdf_infer_shape(vector: bool) -> Callable:
-    def infer(attrs: Any, shapes: list):
+def _pdf_infer_shape(vector: bool) -> Callable[[Any, Shapes], ShapeInfer]:
+    def infer(attrs: Any, shapes: Shapes) -> ShapeInfer:
         sample = shapes[0]
         if sample is None or any(s is None for s in shapes[1:]):
             return shapes, None
