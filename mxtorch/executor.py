@@ -27,7 +27,7 @@ from .graph.cse import eliminate_common_expr, enabled as cse_enabled
 from .graph.int_tape import IntTape, needs_int_tape
 from .graph.memory import retain_freed_memory
 from .graph.monitor import BackwardTaps
-from .graph.optimize import InferenceOptimizer, backend_from_env
+from .graph import backends
 from .graph.partition import is_partition_backend, partition_for_bind
 from .graph.passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
 from .graph.threads import largest_work
@@ -105,10 +105,11 @@ class Executor:
         self._work: dict[tuple, float] = {}   # largest operator estimate by input shapes
         self._last_work: tuple = ((), 0.0)    # (tensors, their estimate)
         self._taps: BackwardTaps | None = None
-        self._opt: InferenceOptimizer | None = None
+        self._opt: backends.InferenceOptimizer | None = None
         self._opt_consts: list[str] | None = None
         self._opt_backend: str | None = None
-        if backend_from_env() and not is_partition_backend(backend_from_env()):
+        if backends.backend_from_env() and not is_partition_backend(
+                backends.backend_from_env()):
             self.optimize_for_inference()
 
     def optimize_for_inference(self, const_names=None, backend=None) -> None:
@@ -125,9 +126,9 @@ class Executor:
                            (n.endswith("data") or n.endswith("label"))]
         const = set(const_names)
         self._opt_consts, self._opt_backend = list(const_names), backend
-        self._opt = InferenceOptimizer(
+        self._opt = backends.create(
             self._program, [i for i, n in enumerate(names) if n in const],
-            backend or backend_from_env(), name=self._symbol.name or "executor")
+            backend or backends.backend_from_env(), name=self._symbol.name or "executor")
 
     @property
     def outputs(self) -> list[NDArray]:

@@ -1,4 +1,4 @@
-"""The optimizing inference path (mxtorch.graph.optimize) equals the plain program: static
+"""The optimizing inference path (mxtorch.graph.backends) equals the plain program: static
 hybridize, optimize_for, Module binds, backend choice and fallback."""
 import logging
 import warnings
@@ -10,7 +10,9 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from mxtorch.gluon import nn
-from mxtorch.graph import fusion, optimize
+from mxtorch.base import MXNetError
+from mxtorch.graph import backends, fusion
+from mxtorch.graph.backends import inference
 from optimize_helpers import (RTOL, ATOL, _x, _close)
 
 
@@ -62,9 +64,9 @@ def test_fold_batchnorm_numerics():
     for fix_gamma in (False, True):
         g = torch.ones(4, dtype=torch.float64) if fix_gamma else gamma
         ref = F.batch_norm(F.conv2d(x, w, b, padding=1), mean, var, g, beta, False, 0.0, 1e-3)
-        fw, fb = optimize.fold_batchnorm(w, b, gamma, beta, mean, var, 1e-3, fix_gamma)
+        fw, fb = fusion.fold_batchnorm(w, b, gamma, beta, mean, var, 1e-3, fix_gamma)
         torch.testing.assert_close(F.conv2d(x, fw, fb, padding=1), ref)
-    fw, fb = optimize.fold_batchnorm(w, None, gamma, beta, mean, var, 1e-3)
+    fw, fb = fusion.fold_batchnorm(w, None, gamma, beta, mean, var, 1e-3)
     ref = F.batch_norm(F.conv2d(x, w, padding=1), mean, var, gamma, beta, False, 0.0, 1e-3)
     torch.testing.assert_close(F.conv2d(x, fw, fb, padding=1), ref)
 
@@ -236,17 +238,67 @@ def test_compile_time_logged_at_debug(caplog):
     net = _resnet_like()
     x = _x()
     net.hybridize(static_alloc=True, static_shape=True)
-    with caplog.at_level(logging.DEBUG, logger="mxtorch.graph.optimize"):
+    with caplog.at_level(logging.DEBUG, logger="mxtorch.graph.backends.inference"):
         net(x), net(x)
     assert any("compiled" in r.getMessage() and r.levelno == logging.DEBUG
                for r in caplog.records)
 
 
 def test_backend_names():
-    assert optimize.resolve_backend("MKLDNN") == "onednn"
-    assert optimize.resolve_backend("JIT") == "jit"
-    assert optimize.resolve_backend("inductor") == "inductor"
-    assert optimize.resolve_backend(None) == "onednn"
+    # every MXNet spelling picks its backend; no name picks the hand-tuned CPU one
+    for name, picked in (("MKLDNN", "onednn"), ("ONEDNN", "onednn"), ("dnnl", "onednn"),
+                         ("JIT", "jit"), ("inductor", "inductor"),
+                         ("TORCH_COMPILE", "inductor"), (None, "onednn"), ("", "onednn")):
+        assert backends.resolve(name).name == picked
+    assert backends.names() == ["CUDAGRAPH", "DNNL", "INDUCTOR", "JIT", "MKLDNN", "ONEDNN",
+                                "TORCH_COMPILE"]
+    # the name decides what is built: JIT a frozen TorchScript program
+    net = _resnet_like()
+    x = _x()
+    ref = net(x)
+    net.hybridize(backend="JIT")
+    for _ in range(3):
+        _close(net(x), ref)
+    opt = net._cached_op._optimizer
+    assert opt.strategy == "jit"
+    assert all(isinstance(e.fn, torch.jit.ScriptModule) for e in opt._cache.values())
+
+
+@pytest.mark.parametrize("name", ["MKLDNN_QUANTIZE", "TENSORRT", "nonexistent", "default2"])
+def test_unknown_backend_is_an_error(name):
+    # MXNet names mxtorch has no backend for are errors naming the known ones, never a
+    # different backend run quietly
+    with pytest.raises(MXNetError, match=f"backend '{name}' is not a known backend; "
+                       "program backends: CUDAGRAPH, DNNL, INDUCTOR, JIT, MKLDNN, ONEDNN, "
+                       "TORCH_COMPILE; partitioning backends: default, default_v2"):
+        backends.resolve(name)
+    sym = mx.sym.exp(mx.sym.var("x"))
+    with pytest.raises(MXNetError, match=f"backend '{name}' is not a known backend"):
+        mx.nd.CachedOp(sym, [("backend", name)])
+
+
+def test_unknown_backend_at_bind_and_in_executor(monkeypatch):
+    sym = _mlp_sym()
+    monkeypatch.setenv("MXNET_SUBGRAPH_BACKEND", "TENSORRT")
+    with pytest.raises(MXNetError, match="TENSORRT is not found.*known backends: default"):
+        sym.simple_bind(mx.cpu(), data=(4, 6), grad_req="null")
+    monkeypatch.delenv("MXNET_SUBGRAPH_BACKEND")
+    exe = sym.simple_bind(mx.cpu(), data=(4, 6), grad_req="null")
+    with pytest.raises(MXNetError, match="'MKLDNN_QUANTIZE' is not a known backend"):
+        exe.optimize_for_inference(backend="MKLDNN_QUANTIZE")
+    exe.optimize_for_inference(backend="jit")
+    assert exe._opt.strategy == "jit"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDAGRAPH runs where CUDA is")
+def test_cudagraph_backend_unavailable_without_cuda():
+    with pytest.raises(MXNetError, match="backend 'CUDAGRAPH' cannot run here: it needs a "
+                       "CUDA device; available backends: DNNL, INDUCTOR, JIT, MKLDNN"):
+        backends.resolve("CUDAGRAPH")
+    net = _resnet_like()
+    with pytest.raises(MXNetError, match="'CUDAGRAPH' cannot run here"):
+        net.hybridize(backend="CUDAGRAPH")
+        net(_x())
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -260,4 +312,4 @@ def test_cuda_graph_path_equals_plain():
     for _ in range(3):
         _close(net(xg), ref)
     entry = next(iter(net._cached_op._optimizer._cache.values()))
-    assert isinstance(entry.fn, optimize._CudaGraph)
+    assert isinstance(entry.fn, inference._CudaGraph)

@@ -334,9 +334,12 @@ def test_get_backend_symbol_and_optimizer_names():
     assert [n[:2] for n in structure(g)[0]][:2] == [("null", "x"), ("_CachedOp", "_CachedOp0")]
     assert [n[0] for n in structure(g)[0]][2:] == ["_mul_scalar"]
     # an inference optimizer's name leaves the graph as it is (a copy)
-    for name in ("MKLDNN", "MKLDNN_QUANTIZE"):
+    for name in ("MKLDNN", "JIT", "inductor"):
         c = s.get_backend_symbol(name)
         assert c is not s and c.tojson() == s.tojson()
+    # MXNet's quantization backend is none of mxtorch's: an error, not the float fusion
+    with pytest.raises(MXNetError, match="MKLDNN_QUANTIZE is not found.*JIT, MKLDNN"):
+        s.get_backend_symbol("MKLDNN_QUANTIZE")
 
 
 # ---------------------------------------------------------------------- binding

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import ndarray, symbol
+from ..graph.partition import is_known_backend
 from ..ndarray import NDArray
 from ..ndarray.ndarray import _wrap
 from ..util import is_np_array
@@ -168,7 +169,9 @@ class HybridBlock(Block):
                 self._cached_op_args.append((False, params[name]))
         flags = [('data_indices', data_indices), ('param_indices', param_indices)] + \
             self._flags
-        if self._backend:  # optimize_for / hybridize(backend=...): the optimizing path
+        # optimize_for / hybridize(backend=...): the optimizing path; MXNet: an unknown
+        # backend was logged by Symbol.optimize_for and the graph runs as it is
+        if self._backend and is_known_backend(self._backend):
             flags.append(('backend', self._backend))
         self._cached_op = ndarray.CachedOp(out, flags)
 
@@ -258,7 +261,7 @@ class HybridBlock(Block):
 
         Any backend name (``MKLDNN``, ``ONEDNN``, ``inductor``...) turns on mxtorch's
         optimizing inference path (BatchNorm folding, oneDNN prepacking, torch.compile,
-        CUDA graphs; see ``mxtorch.graph.optimize``).
+        CUDA graphs; see ``mxtorch.graph.backends``).
         """
         if len(kwargs) > 0:
             self._backend_opts = kwargs

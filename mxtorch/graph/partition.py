@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from ..base import MXNetError
 from ..ops import registry as _reg
+from .backends import backend_from_env, is_program_backend, names
 from .ir import Entry, Node, topo_order
 from .ir_json import graph_dict
 
@@ -97,9 +98,8 @@ _BIND_OP_NAMES: dict[str, frozenset[str]] = {}
 
 def known_backends() -> list[str]:
     """Every backend name ``optimize_for``/``hybridize``/``MXNET_SUBGRAPH_BACKEND`` take:
-    the partitioning ones and the inference optimizers of :mod:`.optimize`."""
-    from .optimize import BACKENDS as OPTIMIZERS
-    return sorted(BACKENDS) + sorted(OPTIMIZERS)
+    the partitioning ones and the program backends of :mod:`.backends`."""
+    return sorted(BACKENDS) + names()
 
 
 def is_partition_backend(name: str | None) -> bool:
@@ -108,8 +108,7 @@ def is_partition_backend(name: str | None) -> bool:
 
 def is_known_backend(name: str) -> bool:
     """Whether ``name`` is a partitioning backend or an inference optimizer's name."""
-    from .optimize import BACKENDS as OPTIMIZERS
-    return name in BACKENDS or str(name).upper() in OPTIMIZERS
+    return name in BACKENDS or is_program_backend(name)
 
 
 def check_backend(name: str) -> str:
@@ -154,7 +153,6 @@ def partition_for_bind(heads: list[Entry]) -> list[Entry]:
     """The graph an executor binds: partitioned when ``MXNET_SUBGRAPH_BACKEND`` names a
     partitioning backend that op names were set for with
     ``MXSetSubgraphPropertyOpNames`` (else as given); an unknown name is an error."""
-    from .optimize import backend_from_env
     name = backend_from_env()
     if name is None or not is_partition_backend(check_backend(name)):
         return heads

@@ -376,7 +376,7 @@ class Module(BaseModule):
             shared_group, logger=self.logger, fixed_param_names=self._fixed_param_names,
             grad_req=grad_req, group2ctxs=self._group2ctxs, state_names=self._state_names)
         self._total_exec_bytes = self._exec_group._total_exec_bytes
-        if not for_training:  # inference executors: the optimizing path (graph.optimize)
+        if not for_training:  # inference executors: the optimizing path (graph.backends)
             consts = list(self._param_names) + list(self._aux_names)
             for exe in self._exec_group.execs:
                 exe.optimize_for_inference(consts)

@@ -9,7 +9,7 @@ from ..context import current_context
 from ..graph.compile import GraphProgram, own_outputs
 from ..graph.ir import topo_order
 from ..graph.memory import retain_freed_memory
-from ..graph.optimize import InferenceOptimizer, backend_from_env
+from ..graph import backends
 from ..graph.partition import is_partition_backend
 from ..ops import registry as _reg
 from ..ops import tuning
@@ -26,7 +26,7 @@ class CachedOp:
 
     With ``static_alloc`` and ``static_shape`` set, a ``backend`` flag, or
     ``MXNET_SUBGRAPH_BACKEND`` in the environment, inference calls (not recording, not
-    training) run an optimized program (see :mod:`mxtorch.graph.optimize`) with the
+    training) run an optimized program (see :mod:`mxtorch.graph.backends`) with the
     ``param_indices`` inputs frozen as constants. ``static_alloc`` also keeps freed host
     buffers in the process for the next call (:mod:`mxtorch.graph.memory`).
     """
@@ -47,14 +47,14 @@ class CachedOp:
         ``static_shape``, or a backend."""
         flags = self.flags
         static = bool(flags.get("static_alloc")) and bool(flags.get("static_shape"))
-        backend = flags.get("backend") or backend_from_env()
+        backend = flags.get("backend") or backends.backend_from_env()
         # a partitioning backend ('default') has changed the graph already (gluon's
         # optimize_for); it does not optimize the program
         return static or bool(backend and not is_partition_backend(backend))
 
-    def _make_optimizer(self) -> InferenceOptimizer | None:
+    def _make_optimizer(self) -> backends.InferenceOptimizer | None:
         flags = self.flags
-        backend = flags.get("backend") or backend_from_env()
+        backend = flags.get("backend") or backends.backend_from_env()
         if not self._optimizing():
             return None
         const_idx = flags.get("param_indices")
@@ -62,7 +62,7 @@ class CachedOp:
             data = set(flags.get("data_indices", ()))
             const_idx = [i for i in range(self._num_inputs) if i not in data] if data else []
         name = self._sym.name if len(self._sym._outputs) == 1 else "cached_op"
-        return InferenceOptimizer(self._program, list(const_idx), backend, name=name)
+        return backends.create(self._program, list(const_idx), backend, name=name)
 
     def _record(self, tensors, res) -> None:
         """Record the call for ``autograd.get_symbol``: operator by operator when the
