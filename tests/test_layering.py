@@ -193,12 +193,6 @@ UNTESTED_OPS = {
     "_image_random_color_jitter", "_image_random_flip_left_right",
     "_image_random_flip_top_bottom", "_image_random_hue", "_image_random_lighting",
     "_image_random_saturation",
-    "_npi_bitwise_and_scalar", "_npi_bitwise_or_scalar", "_npi_bitwise_xor_scalar",
-    "_npi_copysign_scalar", "_npi_rcopysign_scalar", "_npi_equal_scalar",
-    "_npi_not_equal_scalar", "_npi_greater_scalar", "_npi_greater_equal_scalar",
-    "_npi_less_scalar", "_npi_less_equal_scalar", "_npi_lcm_scalar", "_npi_ldexp_scalar",
-    "_npi_mod_scalar", "_npi_rmod_scalar", "_npi_power_scalar", "_npi_rpower_scalar",
-    "_npi_pinv_scalar_rcond",
     "_random_pdf_exponential", "_random_pdf_gamma", "_random_pdf_generalized_negative_binomial",
     "_random_pdf_negative_binomial", "_random_pdf_uniform",
 }

@@ -330,3 +330,92 @@ def test_tensordot_with_axis_lists():
     (out,) = _run(sym, a=x3, b=y3)
     onp.testing.assert_allclose(out, onp.tensordot(x3, y3, axes=([1, 2], [1, 0])),
                                 rtol=1e-5, atol=1e-5)
+
+
+_F = [-2.5, -1.0, 0.0, 1.5, 3.0]
+_I = [-6, -3, 0, 4, 9]
+_T, _FA = True, False
+SCALAR_OPS = [  # (operator emitted, input, result dtype, expression, MXNet 1.9.1 result)
+    ("_npi_equal_scalar", _F, "bool", lambda x: x == 1.5, [_FA, _FA, _FA, _T, _FA]),
+    ("_npi_not_equal_scalar", _F, "bool", lambda x: x != 0, [_T, _T, _FA, _T, _T]),
+    ("_npi_greater_scalar", _F, "bool", lambda x: x > 0, [_FA, _FA, _FA, _T, _T]),
+    ("_npi_greater_equal_scalar", _F, "bool", lambda x: x >= 1.5, [_FA, _FA, _FA, _T, _T]),
+    ("_npi_less_scalar", _I, "bool", lambda x: x < 0, [_T, _T, _FA, _FA, _FA]),
+    ("_npi_less_equal_scalar", _I, "bool", lambda x: x <= 4, [_T, _T, _T, _T, _FA]),
+    ("_npi_equal_scalar", _I, "bool", lambda x: x == 4.5, [_FA] * 5),
+    ("_npi_equal_scalar", [True, False], "bool", lambda x: x == 1, [_T, _FA]),
+    ("_npi_power_scalar", _F, "float32", lambda x: x ** 2, [6.25, 1.0, 0.0, 2.25, 9.0]),
+    ("_npi_power_scalar", _I, "int32", lambda x: x ** 2, [36, 9, 0, 16, 81]),
+    # MXNet: an integer array with a float scalar computes in float64
+    ("_npi_power_scalar", _I, "float64", lambda x: x ** 0.5,
+     [onp.nan, onp.nan, 0.0, 2.0, 3.0]),
+    ("_npi_power_scalar", [True, False], "int64", lambda x: x ** 2, [1, 0]),
+    ("_npi_rpower_scalar", _F, "float32", lambda x: 2 ** x,
+     [0.176777, 0.5, 1.0, 2.828427, 8.0]),
+    ("_npi_rpower_scalar", _I, "float64", lambda x: 2 ** x,
+     [0.015625, 0.125, 1.0, 16.0, 512.0]),
+    ("_npi_mod_scalar", _F, "float32", lambda x: x % 2, [1.5, 1.0, 0.0, 1.5, 1.0]),
+    ("_npi_mod_scalar", _F, "float32", lambda x: x % -2, [-0.5, -1.0, 0.0, -0.5, -1.0]),
+    ("_npi_mod_scalar", _I, "int32", lambda x: x % 4, [2, 1, 0, 0, 1]),
+    ("_npi_mod_scalar", _I, "float64", lambda x: x % 2.5, [1.5, 2.0, 0.0, 1.5, 1.5]),
+    ("_npi_rmod_scalar", [1.5, 2.0, 4.0], "float32", lambda x: 7.5 % x, [0.0, 1.5, 3.5]),
+    ("_npi_rmod_scalar", [4, 9, -2], "float64", lambda x: 7 % x, [3.0, 7.0, -1.0]),
+    ("_npi_add_scalar", [True, False], "int64", lambda x: x + 2, [3, 2]),
+    ("_npi_multiply_scalar", [True, False], "float64", lambda x: x * 2.5, [2.5, 0.0]),
+    ("_npi_add_scalar", _I, "float64", lambda x: x + 2.5, [-3.5, -0.5, 2.5, 6.5, 11.5]),
+    ("_npi_true_divide_scalar", _I, "float32", lambda x: x / 2.5,
+     [-2.4, -1.2, 0.0, 1.6, 3.6]),
+    ("_npi_bitwise_and_scalar", _I, "int32", lambda x: S.bitwise_and(x, 5), [0, 5, 0, 4, 1]),
+    ("_npi_bitwise_or_scalar", _I, "int32", lambda x: S.bitwise_or(x, 5), [-1, -3, 5, 5, 13]),
+    ("_npi_bitwise_xor_scalar", _I, "int32", lambda x: S.bitwise_xor(x, 5),
+     [-1, -8, 5, 1, 12]),
+    ("_npi_copysign_scalar", _F, "float32", lambda x: S.copysign(x, -1.0),
+     [-2.5, -1.0, -0.0, -1.5, -3.0]),
+    ("_npi_copysign_scalar", _I, "int32", lambda x: S.copysign(x, -1), [-6, -3, 0, -4, -9]),
+    ("_npi_copysign_scalar", [-6, 4], "float64", lambda x: S.copysign(x, -1.5), [-6.0, -4.0]),
+    ("_npi_rcopysign_scalar", _F, "float32", lambda x: S.copysign(2.0, x),
+     [-2.0, -2.0, 2.0, 2.0, 2.0]),
+    ("_npi_rcopysign_scalar", [-6, 4], "float64", lambda x: S.copysign(-2, x), [-2.0, 2.0]),
+    ("_npi_lcm_scalar", _I, "int32", lambda x: S.lcm(x, 4), [12, 12, 0, 4, 36]),
+    ("_npi_ldexp_scalar", _F, "float32", lambda x: S.ldexp(x, 2), [-10.0, -4.0, 0.0, 6.0, 12.0]),
+    ("_npi_ldexp_scalar", _I, "int32", lambda x: S.ldexp(x, 2), [-24, -12, 0, 16, 36]),
+    ("_npi_ldexp_scalar", [-6, 4], "float64", lambda x: S.ldexp(x, 1.5),
+     [-16.970563, 11.313708]),
+    ("_npi_rldexp_scalar", [0, 4, 9], "float64", lambda x: S.ldexp(3.0, x),
+     [3.0, 48.0, 1536.0]),
+]
+
+
+@pytest.mark.parametrize("op,data,dtype,expr,want", SCALAR_OPS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(SCALAR_OPS)])
+def test_scalar_operators_match_mxnet(op, data, dtype, expr, want):
+    """The _npi_*_scalar operators mx.sym.np emits for an array and a Python scalar: result
+    values and dtypes of real MXNet 1.9.1 (NumpyBinaryScalarType: a float scalar on an
+    integer array gives float64, a bool array int64/float64; copysign and ldexp keep an
+    integer array's dtype; true_divide gives float32)."""
+    in_dtype = {"bool": "bool"}.get(str(onp.array(data).dtype), "int32")
+    if isinstance(data[0], float):
+        in_dtype = "float32"
+    sym = expr(_var("x"))
+    assert _op_of(sym)[0] == op
+    out = sym.eval(x=np_array(onp.array(data, dtype=in_dtype)))[0].asnumpy()
+    assert out.dtype == onp.dtype(dtype)
+    if out.dtype == onp.bool_:
+        onp.testing.assert_array_equal(out, want)
+    else:
+        onp.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
+def test_pinv_scalar_rcond_matches_mxnet():
+    """_npi_pinv_scalar_rcond: singular values below rcond * the largest are dropped."""
+    sym = S.linalg.pinv(_var("a"), rcond=0.1)
+    assert _op_of(sym) == ("_npi_pinv_scalar_rcond", {"hermitian": "False", "rcond": "0.1"})
+    a = onp.array([[1.0, 2.0], [2.0, 4.0], [0.0, 1.0]], dtype="float32")
+    onp.testing.assert_allclose(_run(sym, a=a)[0],
+                                [[0.03753, 0.075061, 0.015129], [0.078087, 0.156174, 0.031479]],
+                                rtol=1e-4)
+    b = onp.diag([3.0, 1e-3]).astype("float32")
+    out = _run(S.linalg.pinv(_var("a"), rcond=0.01), a=b)[0]
+    onp.testing.assert_allclose(out, [[1 / 3, 0.0], [0.0, 0.0]], rtol=1e-6, atol=1e-7)
+    onp.testing.assert_allclose(_run(S.linalg.pinv(_var("a"), rcond=1e-6), a=b)[0],
+                                [[1 / 3, 0.0], [0.0, 1000.0]], rtol=1e-4)

@@ -83,13 +83,27 @@ def _scalar_value(attrs, x: torch.Tensor):
     return float(attrs.scalar)
 
 
-def _scalar_compute(fn: Fn, reflected: bool) -> Fn:
+def _promoted(attrs, x: torch.Tensor) -> torch.Tensor:
+    """The array in MXNet's result dtype (NumpyBinaryScalarType): a bool array becomes
+    int64 (int scalar) or float64, an integer array with a float scalar float64."""
+    if x.dtype == torch.bool:
+        return x.to(torch.int64 if attrs.is_int else torch.float64)
+    return x if x.is_floating_point() or attrs.is_int else x.to(torch.float64)
+
+
+def _scalar_compute(fn: Fn, reflected: bool, promote: bool = True,
+                    keep_int: bool = False) -> Fn:
+    """``fn(x, scalar)`` (``fn(scalar, x)`` when ``reflected``); ``keep_int``: a float-valued
+    ``fn`` whose result on an integer array is cast back (MXNet's copysign, ldexp)."""
     def compute(attrs, x: torch.Tensor) -> torch.Tensor:
+        if promote:
+            x = _promoted(attrs, x)
         s = _scalar_value(attrs, x)
         if isinstance(s, float) and not x.is_floating_point() and x.dtype != torch.bool:
-            x = x.to(_DEFAULT_FLOAT)  # MXNet: int array with a float scalar -> float32
+            x = x.to(_DEFAULT_FLOAT)  # true_divide: int array with a float scalar -> float32
         other = torch.tensor(s, dtype=x.dtype, device=x.device)
-        return fn(other, x) if reflected else fn(x, other)
+        res = fn(other, x) if reflected else fn(x, other)
+        return res.to(x.dtype) if keep_int and not x.is_floating_point() else res
     return compute
 
 
@@ -113,7 +127,8 @@ _SCALAR: list[tuple[str, Fn, bool]] = [
 ]
 
 for _name, _fn, _refl in _SCALAR:
-    register(OpDef(_name, _scalar_compute(_fn, _refl),
+    # MXNet: true_divide keeps its own result type (float32 for integer arrays)
+    register(OpDef(_name, _scalar_compute(_fn, _refl, promote="true_divide" not in _name),
                    params=[Float("scalar", 1.0), Bool("is_int", True)],
                    int_grad="mod" not in _name,
                    doc=f"NumPy-semantics {_name[5:]} with a Python scalar."))
@@ -474,10 +489,10 @@ for _short, _fn, _refl in _BINARY2:
     _int_only = _short.startswith("bitwise") or _short == "lcm"
     if _short != "hypot":  # MXNet: hypot with a scalar emits the legacy _hypot_scalar
         register(OpDef(f"_npi_{_short}_scalar", _int_scalar_compute(_fn) if _int_only else
-                       _scalar_compute(_fn, False), params=_SCALAR_PARAMS,
+                       _scalar_compute(_fn, False, keep_int=True), params=_SCALAR_PARAMS,
                        doc=f"NumPy-semantics {_short} with a scalar."))
     if _refl:
-        register(OpDef(f"_npi_r{_short}_scalar", _scalar_compute(_fn, True),
+        register(OpDef(f"_npi_r{_short}_scalar", _scalar_compute(_fn, True, keep_int=True),
                        params=_SCALAR_PARAMS, doc=f"{_short} with the scalar first."))
 
 
