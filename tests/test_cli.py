@@ -325,3 +325,38 @@ def test_mxnet_namespaces_are_importable_modules(alias):
     finally:
         if alias:
             remove_alias()
+
+
+_LEGACY_NUMPY_SCRIPT = """
+import numpy as np
+import mxnet as mx
+a = np.zeros(3, dtype=np.float) + np.NaN
+b = np.asfarray([1, 2], dtype=np.int)
+print(a.dtype, np.isnan(a).all(), b.dtype, np.product([2, 3]), np.float_ is np.float64)
+"""
+
+
+def test_run_puts_back_numpy_names_mxnet_era_code_uses(tmp_path, capsys):
+    # np.float & co. (removed in NumPy 1.24) and np.NaN, np.float_, np.product,
+    # np.asfarray (removed in 2.0) exist while the script runs, and are gone afterwards
+    from mxtorch.cli.run import run_script
+    script = tmp_path / "legacy.py"
+    script.write_text(_LEGACY_NUMPY_SCRIPT)
+    run_script(str(script), [])
+    assert capsys.readouterr().out.split() == ["float64", "True", "float64", "6", "True"]
+    for name in ("float", "NaN", "float_", "product", "asfarray"):
+        assert name not in np.__dict__
+    with pytest.raises(AttributeError):
+        run_script(str(script), [], numpy_aliases=False)
+
+
+def test_numpy_compat_never_replaces_what_numpy_defines():
+    from mxtorch.cli import numpy_compat
+    prod, bool_ = np.prod, np.bool
+    added = numpy_compat.install()
+    try:
+        assert "bool" not in added and np.bool is bool_   # NumPy 2 defines np.bool again
+        assert np.prod is prod and np.product is np.prod and np.int is int
+    finally:
+        numpy_compat.remove()
+    assert "int" not in np.__dict__

@@ -197,3 +197,9 @@ def test_check_label_shapes():
     assert labels == [LABEL] and preds == [PRED]
     with pytest.raises(ValueError, match=r"\(4,\) does not match shape of predictions \(4, 2\)"):
         metric.check_label_shapes(LABEL, PRED, shape=True)
+
+
+def test_metric_namespace_has_ndarray_and_registry():
+    # MXNet's mxnet.metric imports them; GluonTS does `from mxnet.metric import ndarray`
+    from mxtorch.metric import ndarray, registry
+    assert ndarray is mx.nd and registry is mx.registry

@@ -11,6 +11,10 @@ and its ``_require_pytorch_version`` then reports a torch outside GluonCV's rang
 ImportError it gives for a missing torch, so GluonCV takes its documented MXNet-only path
 (``gluoncv._found_pytorch`` is False; its ``gluoncv.torch`` models need torch < 2 anyway).
 No file of GluonCV is changed and nothing else sees the difference.
+
+MXNet-era code also uses NumPy names that NumPy 1.24 and 2.0 removed (``np.float``,
+``np.float_``, ``np.NaN``...): they are put back for the run (:mod:`.numpy_compat`;
+``--no-numpy-aliases`` turns that off).
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ import os
 import runpy
 import sys
 from types import ModuleType
+
+from . import numpy_compat
 
 __all__ = ["MXNetAliasFinder", "install_alias", "remove_alias", "run_script"]
 
@@ -127,12 +133,16 @@ def remove_alias() -> None:
             del sys.modules[name]
 
 
-def run_script(script: str, args: list[str], module: bool = False) -> None:
+def run_script(script: str, args: list[str], module: bool = False,
+               numpy_aliases: bool = True) -> None:
     """Run ``script`` (a path, or a module name when ``module``) as ``__main__`` with
-    ``sys.argv[1:] = args`` and the ``mxnet`` alias installed; restore sys state after."""
+    ``sys.argv[1:] = args`` and the ``mxnet`` alias installed (and NumPy's removed names
+    back, with ``numpy_aliases``); restore sys state and NumPy after."""
     import mxtorch  # noqa: F401  (imported first so the aliases cover the whole package)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     install_alias()
+    if numpy_aliases:
+        numpy_compat.install()
     try:
         if module:
             sys.argv = [script] + list(args)
@@ -146,6 +156,7 @@ def run_script(script: str, args: list[str], module: bool = False) -> None:
         sys.argv[:] = saved_argv
         sys.path[:] = saved_path
         remove_alias()
+        numpy_compat.remove()
 
 
 def _handle(args: argparse.Namespace) -> int:
@@ -153,7 +164,8 @@ def _handle(args: argparse.Namespace) -> int:
     if not args.module and not os.path.isfile(args.script):
         print(f"mxtorch run: no such script: {args.script}", file=sys.stderr)
         return 2
-    run_script(args.script, args.script_args, module=args.module)
+    run_script(args.script, args.script_args, module=args.module,
+               numpy_aliases=args.numpy_aliases)
     return 0
 
 
@@ -164,6 +176,9 @@ def add_parser(sub) -> None:
                                    "Arguments after SCRIPT are passed to it unchanged.")
     p.add_argument("-m", dest="module", action="store_true",
                    help="SCRIPT is a module name, run like `python -m`")
+    p.add_argument("--no-numpy-aliases", dest="numpy_aliases", action="store_false",
+                   help="do not put back the NumPy names removed in 1.24/2.0 (np.float, "
+                        "np.float_, np.NaN ...) that MXNet-era code uses")
     p.add_argument("script", metavar="SCRIPT", help="path of the MXNet script")
     p.add_argument("script_args", nargs="*", metavar="ARGS",
                    help="arguments for the script (passed unchanged, options included)")
