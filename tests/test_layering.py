@@ -193,8 +193,6 @@ UNTESTED_OPS = {
     "_image_random_color_jitter", "_image_random_flip_left_right",
     "_image_random_flip_top_bottom", "_image_random_hue", "_image_random_lighting",
     "_image_random_saturation",
-    "_random_pdf_exponential", "_random_pdf_gamma", "_random_pdf_generalized_negative_binomial",
-    "_random_pdf_negative_binomial", "_random_pdf_uniform",
 }
 # How tests reach an operator: mx.nd.contrib.X is _contrib_X, mx.np.X is _npi_X, ...
 _NAMESPACE_PREFIXES = ("_contrib_", "_linalg_", "_random_", "_sample_", "_image_", "_npi_",

@@ -294,11 +294,34 @@ PDF_CASES = [
 @pytest.mark.parametrize("dist,x,params,expected,is_log", PDF_CASES)
 def test_pdf_values(dist, x, params, expected, is_log):
     args = [mx.nd.array(x)] + [mx.nd.array(p) for p in params]
-    out = getattr(mx.nd, "random_pdf_" + dist)(*args, is_log=is_log)
+    out = getattr(mx.nd, f"random_pdf_{dist}")(*args, is_log=is_log)
     np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5)
-    log = getattr(mx.nd._internal, "_random_pdf_" + dist)(*args, is_log=not is_log).asnumpy()
+    log = getattr(mx.nd._internal, f"_random_pdf_{dist}")(*args, is_log=not is_log).asnumpy()
     np.testing.assert_allclose(log, np.log(expected) if not is_log else np.exp(expected),
                                rtol=1e-5)
+
+
+def test_pdf_outside_support_and_rate_parameters():
+    """MXNet 1.9.1 evaluates the density formula off the support too (uniform stays
+    1/(high-low), exponential grows for negative samples); gamma's beta is a rate."""
+    x = mx.nd.array([[-0.5, 0.0, 2.0], [1.0, 4.5, 5.0]])
+    out = mx.nd.random_pdf_uniform(x, mx.nd.array([0, 1]), mx.nd.array([2, 4]))
+    np.testing.assert_allclose(out.asnumpy(), [[0.5] * 3, [1 / 3] * 3], rtol=1e-6)
+    out = mx.nd.random_pdf_exponential(x, mx.nd.array([1, 2]))
+    np.testing.assert_allclose(out.asnumpy(), [[1.6487212, 1.0, 0.13533528],
+                                               [0.27067056, 2.468196e-4, 9.079986e-5]],
+                               rtol=1e-5)
+    out = mx.nd.random_pdf_gamma(mx.nd.array([[0.5, 2.0]]), mx.nd.array([1.0]),
+                                 mx.nd.array([2.0]))
+    np.testing.assert_allclose(out.asnumpy(), [[0.7357589, 0.03663128]], rtol=1e-6)
+    k = mx.nd.array([[0, 3]])
+    out = mx.nd.random_pdf_negative_binomial(k, mx.nd.array([1.0]), mx.nd.array([0.5]))
+    np.testing.assert_allclose(out.asnumpy(), [[0.5, 0.0625]], rtol=1e-6)
+    out = mx.nd.random_pdf_generalized_negative_binomial(k, mx.nd.array([2.0]),
+                                                         mx.nd.array([0.5]))
+    np.testing.assert_allclose(out.asnumpy(), [[0.25, 0.125]], rtol=1e-6)
+    with pytest.raises(MXNetError, match="_random_pdf_uniform"):
+        mx.nd.random_pdf_uniform(mx.nd.ones((2, 3)), mx.nd.ones((3,)), mx.nd.ones((3,)))
 
 
 def test_pdf_gradients():
