@@ -239,7 +239,7 @@ IMG = np.array([[[99, 206, 239], [189, 230, 118], [144, 73, 8]],
                   [[190, 231, 225], [158, 145, 111], [208, 171, 6]]]),
 ])
 def test_image_color_operators_match_mxnet(op, factor, expected):
-    fn = getattr(mx.nd.image, "random_" + op)
+    fn = getattr(mx.nd.image, f"random_{op}")
     out = fn(mx.nd.array(IMG, dtype="uint8"), min_factor=factor, max_factor=factor)
     assert out.dtype == np.uint8
     assert out.asnumpy().tolist() == expected
@@ -614,3 +614,47 @@ def test_imdecode_eps_never_reaches_ghostscript(monkeypatch):
 def test_detection_namespace_keeps_mxnet_reexports():
     from mxtorch.image.detection import ImageIter, RandomOrderAug
     assert ImageIter is mx.image.ImageIter and RandomOrderAug is mx.image.RandomOrderAug
+
+
+_HWC = np.arange(24, dtype=np.float32).reshape(2, 4, 3) * 5 + 50
+
+
+@pytest.mark.parametrize("name,flipped", [("random_flip_left_right", _HWC[:, ::-1]),
+                                          ("random_flip_top_bottom", _HWC[::-1])])
+def test_random_flips_flip_half_the_time(name, flipped):
+    """_image_random_flip_left_right/_top_bottom: the image or its flip, each with
+    probability 0.5 (MXNet 1.9.1 flipped 97 and 105 of 200 calls)."""
+    mx.random.seed(3)
+    x = mx.nd.array(_HWC)
+    outs = [getattr(mx.nd.image, name)(x).asnumpy() for _ in range(200)]
+    same = [bool((o == _HWC).all()) for o in outs]
+    assert all(s or (o == flipped).all() for s, o in zip(same, outs))
+    assert 70 <= 200 - sum(same) <= 130
+
+
+def test_random_color_jitter_and_lighting_draw_their_factors():
+    """_image_random_color_jitter with only brightness scales the image by one factor from
+    [1 - b, 1 + b]; _image_random_lighting adds the AlexNet PCA offset for alphas from
+    N(0, alpha_std) (recovered here through adjust_lighting's three basis offsets)."""
+    mx.random.seed(5)
+    x = mx.nd.array(_HWC)
+    factors = []
+    for _ in range(300):
+        out = mx.nd.image.random_color_jitter(x, brightness=0.3, contrast=0, saturation=0,
+                                              hue=0).asnumpy() / _HWC
+        np.testing.assert_allclose(out, out.mean(), rtol=1e-5)
+        factors.append(out.mean())
+    factors = np.array(factors)
+    assert 0.7 <= factors.min() < 0.75 and 1.25 < factors.max() <= 1.3
+    assert abs(factors.mean() - 1.0) < 0.03 and abs(factors.var() - 0.03) < 0.008  # 0.6^2/12
+    basis = np.stack([mx.nd.image.adjust_lighting(x, alpha=a).asnumpy()[0, 0] - _HWC[0, 0]
+                      for a in ((1, 0, 0), (0, 1, 0), (0, 0, 1))], axis=1)
+    np.testing.assert_allclose(basis[:, 0], [-31.47355, -32.211166, -32.366455], rtol=1e-5)
+    alphas = []
+    for _ in range(300):
+        d = mx.nd.image.random_lighting(x, alpha_std=0.1).asnumpy() - _HWC
+        np.testing.assert_allclose(d, np.broadcast_to(d[0, 0], d.shape), atol=1e-4)
+        alphas.append(np.linalg.solve(basis, d[0, 0]))
+    alphas = np.array(alphas)
+    assert np.abs(alphas.mean(0)).max() < 0.025 and np.abs(alphas.std(0) - 0.1).max() < 0.015
+    np.testing.assert_array_equal(mx.nd.image.random_lighting(x, alpha_std=0).asnumpy(), _HWC)

@@ -190,9 +190,6 @@ def test_name_scan_finds_a_name_keyed_property():
 # its tests/test_ops_*.py file, and leave this list). Only ever shrinks.
 UNTESTED_OPS = {
     "BatchNorm_v1", "_NDArray", "_Native", "_cvimresize", "_rnn_param_concat",
-    "_image_random_color_jitter", "_image_random_flip_left_right",
-    "_image_random_flip_top_bottom", "_image_random_hue", "_image_random_lighting",
-    "_image_random_saturation",
 }
 # How tests reach an operator: mx.nd.contrib.X is _contrib_X, mx.np.X is _npi_X, ...
 _NAMESPACE_PREFIXES = ("_contrib_", "_linalg_", "_random_", "_sample_", "_image_", "_npi_",
