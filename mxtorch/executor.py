@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,7 +32,6 @@ from .graph import backends
 from .graph.partition import is_partition_backend, partition_for_bind
 from .graph.passes import gradient_nodes, infer_graph_shapes, infer_graph_types, planned_bytes
 from .graph.threads import largest_work
-from .graph.training import TRACE_COST, TrainingStep, trace_mode, trace_step
 from .ndarray.ndarray import NDArray, _wrap
 from .ops import tuning
 from .ops.tensor_util import torch_dtype
@@ -95,10 +95,10 @@ class Executor:
         self._leaves: list = []
         self._handed: dict[int, torch.Tensor] = {}  # grad tensors placed by backward
         # training steps are traced where it pays (graph/budget.py); None: never
-        self._trace = trace_mode(ctx.torch_device)
+        self._trace = backends.training_trace_mode(ctx.torch_device)
         self._gates: dict[tuple, CompileGate] = {}   # by input signature
         self._gate: CompileGate | None = None    # the one the last forward charged
-        self._step: TrainingStep | None = None   # the traced step the last forward ran
+        self._step: Any = None   # the traced step (backends) the last forward ran
         self._last_signature: tuple = ((), 0, None)  # (tensors, threads, their gate)
         self._monitor = None
         self._monitor_all = False
@@ -247,7 +247,7 @@ class Executor:
         gate = self._gates.get(key)
         if gate is None:
             nodes = len(self._program.nodes) - len(self._program.input_nodes)
-            gate = self._gates[key] = CompileGate(TRACE_COST, nodes,
+            gate = self._gates[key] = CompileGate(backends.training_trace_cost(), nodes,
                                                   at_once=self._trace == "always")
         self._last_signature = (tensors, threads, gate)
         return gate
@@ -264,8 +264,8 @@ class Executor:
                 gate.never()   # it draws random numbers: autograd's streams stay in use
             else:
                 start = time.perf_counter()
-                step = trace_step(self._program, tensors, [k for k, _ in self._grad_slots],
-                                  outs, device)
+                step = backends.trace_training_step(
+                    self._program, tensors, [k for k, _ in self._grad_slots], outs, device)
                 gate.compiled_as(step, time.perf_counter() - start)
         return outs
 
@@ -414,7 +414,7 @@ class Executor:
             raise MXNetError(f"backward: {len(given)} head gradients given for {n} outputs")
         return given
 
-    def _head_grads(self, out_grads, step: TrainingStep | None = None):
+    def _head_grads(self, out_grads, step: Any = None):
         outs = self._out_tensors
         given = self._given_grads(out_grads, len(outs))
         if step is not None and all(g is None for g in given):

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 import mxtorch as mx
 from mxtorch.gluon import nn
-from mxtorch.graph import fusion
+from mxtorch.graph.backends.cpu_tuned import fusion
 
 RTOL, ATOL = 1e-4, 1e-5
 

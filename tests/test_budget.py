@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
-from mxtorch import executor as executor_mod
+from mxtorch.graph.backends.cpu_tuned import training
 from mxtorch.graph import passes
 from mxtorch.graph.budget import CompileGate, CostModel
 
@@ -110,7 +110,7 @@ def _no_trace(*args, **kwargs):
 
 def test_a_large_graph_is_not_traced_in_its_first_steps(monkeypatch):
     monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
-    monkeypatch.setattr(executor_mod, "trace_step", _no_trace)
+    monkeypatch.setattr(training, "trace_step", _no_trace)
     exe = _chain(1000).simple_bind(mx.cpu(), x=(2, 3))     # 2000 operator nodes
     exe.arg_dict["x"][:] = 1
     assert _steps(exe, 5) == [False] * 5
@@ -123,7 +123,7 @@ def test_a_large_graph_is_not_traced_in_its_first_steps(monkeypatch):
 
 def test_a_step_is_traced_once_its_runs_have_paid_for_it(monkeypatch):
     monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
-    monkeypatch.setattr(executor_mod, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
+    monkeypatch.setattr(training, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
     exe = _chain(2).simple_bind(mx.cpu(), x=(2, 3))
     exe.arg_dict["x"][:] = np.arange(6).reshape(2, 3)
     # one untimed run, two timed ones, then the traced programs
@@ -135,8 +135,8 @@ def test_a_step_is_traced_once_its_runs_have_paid_for_it(monkeypatch):
 
 def test_a_step_drawing_random_numbers_is_never_traced(monkeypatch):
     monkeypatch.setenv("MXTORCH_TRACE_TRAINING", "auto")
-    monkeypatch.setattr(executor_mod, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
-    monkeypatch.setattr(executor_mod, "trace_step", _no_trace)
+    monkeypatch.setattr(training, "TRACE_COST", CostModel(fixed=0.0, per_node=0.0))
+    monkeypatch.setattr(training, "trace_step", _no_trace)
     x = mx.sym.var("x")
     exe = mx.sym.Dropout(x * 2, p=0.5).simple_bind(mx.cpu(), x=(4, 5))
     exe.arg_dict["x"][:] = 1

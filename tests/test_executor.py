@@ -437,8 +437,8 @@ def test_traced_programs_fold_views_and_keep_constants(monkeypatch):
     address, and run the constants a trace captured."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    from mxtorch.graph.training import _fold_views, _straight_line, _use_pool
-    from mxtorch.ops import gemm
+    from mxtorch.graph.backends.cpu_tuned.training import _fold_views, _straight_line, _use_pool
+    from mxtorch.graph.backends.cpu_tuned import gemm
     monkeypatch.setattr(gemm, "_OPENMP_SLEEPS", True)
     const = torch.arange(4.0)
 

@@ -219,3 +219,21 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
                      "mxtorch.ndarray.ndarray": 4, "mxtorch.symbol": 5}
     assert _cycles([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [["a", "b", "c"]]
     assert _cycles([("a", "b"), ("b", "d")]) == []
+
+
+def test_the_hand_tuned_backend_is_reached_only_through_the_registry():
+    # DESIGN.md: the hand-tuned CPU kernels are one backend that no core module imports;
+    # mxtorch.graph.backends loads it by name on first use
+    tuned = "mxtorch.graph.backends.cpu_tuned"
+    backends_dir = os.path.join(ROOT, "graph", "backends") + os.sep
+    bad = []
+    for dirpath, _, files in os.walk(ROOT):
+        for fn in sorted(files):
+            path = os.path.join(dirpath, fn)
+            if not fn.endswith(".py") or path.startswith(backends_dir):
+                continue
+            rel = os.path.relpath(path, ROOT)
+            bad += [f"{rel}:{line} -> {target}" for target, line in _imports(path)
+                    if target == tuned or target.startswith(tuned + ".")]
+    assert not bad, "modules outside graph/backends/ reaching the tuned backend:\n" + \
+        "\n".join(bad)

@@ -11,7 +11,8 @@ import torch.nn.functional as F
 import mxtorch as mx
 from mxtorch.gluon import nn
 from mxtorch.base import MXNetError
-from mxtorch.graph import backends, fusion
+from mxtorch.graph import backends
+from mxtorch.graph.backends.cpu_tuned import fusion
 from mxtorch.graph.backends import inference
 from optimize_helpers import (RTOL, ATOL, _x, _close)
 

@@ -1,4 +1,4 @@
-"""The run-time C build (mxtorch.ops.native): its cache, and fallbacks without a compiler."""
+"""The run-time C build (cpu_tuned/native.py): its cache, and fallbacks without a compiler."""
 import ctypes
 import os
 import shutil
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from mxtorch.graph import winograd
-from mxtorch.ops import native
+from mxtorch.graph.backends.cpu_tuned import winograd
+from mxtorch.graph.backends.cpu_tuned import native
 from optimize_helpers import (RTOL, ATOL, _x, needs_onednn, _plain_and_compiled,
                                _conv_ref, _wide_net,
                                _kernel_names)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from mxtorch.graph import winograd
-from mxtorch.ops import gemm
+from mxtorch.graph.backends.cpu_tuned import winograd
+from mxtorch.graph.backends.cpu_tuned import gemm
 from optimize_helpers import (RTOL, ATOL, _x, needs_onednn, _plain_and_compiled,
                                _run_optimized, _conv_ref, _wide_net,
                                _kernel_names)

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from . import gemm, tuning
+from . import tuning
 from .elemwise import same_shape_infer
 from .params import Bool, Enum, Float, Int, OptBool, OptInt, Shape
 from .registry import OpDef, register, same_type_infer
@@ -90,8 +90,6 @@ def _fc_compute(attrs: Any, data: torch.Tensor, weight: torch.Tensor,
     else:
         x = data
     if weight.dim() == 2 and weight.shape[0] == attrs.num_hidden and x.is_floating_point():
-        if gemm.applies(x, weight):
-            return gemm.linear(x, weight, bias)
         try:
             return F.linear(x, weight, bias)
         except RuntimeError:

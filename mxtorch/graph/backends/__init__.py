@@ -39,7 +39,8 @@ from ...base import MXNetError
 from .inference import InferenceOptimizer
 
 __all__ = ["Backend", "BACKENDS", "backend_from_env", "names", "is_program_backend",
-           "resolve", "create", "DEFAULT", "InferenceOptimizer"]
+           "resolve", "create", "DEFAULT", "InferenceOptimizer", "training_trace_mode",
+           "training_trace_cost", "trace_training_step"]
 
 
 def _always() -> str | None:
@@ -121,3 +122,30 @@ def create(program: Any, const_idx: Sequence[int], backend: str | None = None,
     chosen = resolve(backend)
     return InferenceOptimizer(program, const_idx, _builder(chosen), chosen.name, name=name,
                               cuda_graphs=True, require_cuda=chosen.name == "cudagraph")
+
+
+# --------------------------------------------------------------- training steps
+# A bound executor's training step may run as two traced straight-line programs (the
+# hand-tuned CPU backend's :mod:`.cpu_tuned.training`); the executor reaches them here.
+def _training() -> Any:
+    return importlib.import_module(".cpu_tuned.training", __name__)
+
+
+def training_trace_mode(device: torch.device) -> str | None:
+    """How the training steps of executors on ``device`` are traced: None (never),
+    ``"auto"`` (when it pays) or ``"always"`` (``MXTORCH_TRACE_TRAINING``)."""
+    mode: str | None = _training().trace_mode(device)
+    return mode
+
+
+def training_trace_cost() -> Any:
+    """The cost model (:class:`~mxtorch.graph.budget.CostModel`) of tracing a step."""
+    return _training().TRACE_COST
+
+
+def trace_training_step(program: Any, tensors: Sequence[torch.Tensor], slots: Sequence[int],
+                        outs: Sequence[torch.Tensor], device: torch.device | None) -> Any:
+    """The traced training step (``forward``/``backward`` programs) of ``program`` on
+    ``tensors`` with the gradients of ``tensors[slots]``, or None where tracing cannot
+    replay the step faithfully."""
+    return _training().trace_step(program, tensors, slots, outs, device)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ... import fusion
+from . import fusion
 from ..inference import Frozen, build_jit
 
 __all__ = ["build"]

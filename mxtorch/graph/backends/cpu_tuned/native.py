@@ -1,7 +1,7 @@
 """Small C kernels compiled on the user's machine.
 
 torch has no kernel for some loops mxtorch needs: the Winograd tile transforms of the
-inference fusion (:mod:`mxtorch.graph.winograd`), which as torch operations take several
+inference fusion (:mod:`.winograd`), which as torch operations take several
 passes over memory, and the thread pool that runs MKL's single-threaded GEMM in parts
 (:mod:`.gemm`). A kernel here is C source held in this package. :func:`load` compiles it
 once per machine with the system C compiler (``$CC``, else ``cc``) into a shared

@@ -27,7 +27,8 @@ import platform
 
 import torch
 
-from . import native, tuning
+from ....ops import tuning
+from . import native
 
 __all__ = ["available", "mm", "addmm", "linear", "applies", "planned", "mkl_entry_points"]
 
@@ -39,8 +40,8 @@ _LINEAR_MACS = 1 << 24    # smaller dense layers stay on F.linear (autograd.Func
 
 _C_SOURCE = r"""
 /* A thread pool running MKL's single-threaded sgemm on blocks of one product
-   (mxtorch/ops/gemm.py). Row-major interface; MKL is column-major, so C = op(A) op(B)
-   is computed as C^T = op(B)^T op(A)^T. */
+   (mxtorch/graph/backends/cpu_tuned/gemm.py). Row-major interface; MKL is column-major,
+   so C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>

@@ -12,7 +12,7 @@ graph of forward and backward together, which is cut in two:
 * the backward program takes those and the head gradients and returns the gradients.
 
 Where OpenMP's workers sleep between regions, every matrix product in them runs on
-:mod:`mxtorch.ops.gemm`'s pool, with its layout worked out at trace time; where every
+:mod:`.gemm`'s pool, with its layout worked out at trace time; where every
 other tensor of the step is small the other operators run on one thread (MXNet's
 operator tuning makes the same choice), so no OpenMP worker is woken for them. The
 programs are straight-line Python calling the aten operators directly, with the views
@@ -41,8 +41,9 @@ from typing import Callable, Sequence
 import torch
 import torch.fx as fx
 
-from ..ops import gemm, tuning
-from .budget import CostModel
+from ....ops import tuning
+from ...budget import CostModel
+from . import gemm
 
 __all__ = ["TrainingStep", "trace_step", "trace_mode", "TRACE_COST"]
 

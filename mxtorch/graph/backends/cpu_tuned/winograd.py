@@ -9,7 +9,7 @@ turns the products back into the output with bias, residual sum and ReLU applied
 same pass. Where input and output channels are at most 256 together (the transformed
 weights then stay in cache) and torch has MKL, one C loop does it all block by block:
 transform a block of tiles, mix its channels with MKL's single-threaded ``sgemm``
-(:func:`mxtorch.ops.gemm.mkl_entry_points`), transform back, so the transformed tiles
+(:func:`.gemm.mkl_entry_points`), transform back, so the transformed tiles
 never leave the cache (resnet18 b16: 30% faster on the 64-channel stage, 20% on 128).
 Otherwise the channel mixes are one batched GEMM (``torch.bmm``) between the two loops. Without a C
 compiler the transforms run as dense torch products (kron-product matrices), which take
@@ -38,7 +38,7 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from ..ops import gemm, native
+from . import gemm, native
 
 __all__ = ["Workspace", "Tiles", "F4", "F2", "applicable", "mode", "winograd_conv",
            "few_tiles", "timings", "native_transforms"]
@@ -127,7 +127,7 @@ class Workspace(threading.local):
 
 
 _C_SOURCE = r"""
-/* Winograd F(4x4, 3x3) and F(2x2, 3x3) tile transforms (mxtorch/graph/winograd.py).
+/* Winograd F(4x4, 3x3) and F(2x2, 3x3) tile transforms (graph/backends/cpu_tuned/winograd.py).
    Channels innermost: images are NHWC, transformed tiles are (A*A, tiles, channels) for
    input tiles of A = M + 2 pixels and output tiles of M. A row transform maps A lanes of
    n channels to A (input) or M (output) lanes; its pointers are restrict parameters so

@@ -26,11 +26,11 @@ from typing import Callable, Sequence
 import torch
 import torch.fx as fx
 
-from ..ops.nn import _conv_plan
-from .ir import Node
+from ....ops.nn import _conv_plan
+from ...compile import _bound, _ident, emit_node
+from ...ir import Node
+from ...passes import infer_graph_shapes
 from . import winograd
-from .compile import _bound, _ident, emit_node
-from .passes import infer_graph_shapes
 
 __all__ = ["available", "fold_batchnorm", "fuse_program"]
 
