@@ -658,3 +658,33 @@ def test_random_color_jitter_and_lighting_draw_their_factors():
     alphas = np.array(alphas)
     assert np.abs(alphas.mean(0)).max() < 0.025 and np.abs(alphas.std(0) - 0.1).max() < 0.015
     np.testing.assert_array_equal(mx.nd.image.random_lighting(x, alpha_std=0).asnumpy(), _HWC)
+
+
+_CV_IMG = np.array([[[10, 200], [50, 0], [255, 30]], [[90, 120], [0, 255], [40, 80]]], np.uint8)
+
+
+@pytest.mark.parametrize("interp,channel0", [
+    # real MXNet 1.9.1 (OpenCV's resize): nearest, bilinear, bicubic to 3 x 4
+    (0, [[10, 10, 50, 255], [10, 10, 50, 255], [90, 90, 0, 40]]),
+    (1, [[10, 35, 127, 255], [50, 34, 71, 148], [90, 34, 15, 40]]),
+    (2, [[0, 12, 139, 255], [52, 21, 66, 156], [104, 29, 0, 23]]),
+])
+def test_cvimresize_matches_mxnet(interp, channel0):
+    """_cvimresize (mx.image.imresize's operator): HWC, uint8 results saturated."""
+    out = mx.nd._internal._cvimresize(mx.nd.array(_CV_IMG, dtype="uint8"), w=4, h=3,
+                                      interp=interp)
+    assert out.dtype == np.uint8 and out.shape == (3, 4, 2)
+    assert out.asnumpy()[..., 0].tolist() == channel0
+
+
+def test_cvimresize_float_and_errors():
+    img = mx.nd.array(_CV_IMG.astype(np.float32) / 255)
+    out = mx.nd._internal._cvimresize(img, w=2, h=4, interp=1)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.asnumpy()[..., 1], [[0.58824, 0.08824], [0.59191, 0.1875],
+                                                       [0.59926, 0.38603], [0.60294, 0.48529]],
+                               rtol=1e-4)
+    with pytest.raises(MXNetError, match="_cvimresize"):
+        mx.nd._internal._cvimresize(mx.nd.ones((2, 2, 3), dtype="uint8"), w=0, h=3)
+    with pytest.raises(MXNetError, match="_cvimresize"):
+        mx.nd._internal._cvimresize(mx.nd.ones((2, 2), dtype="uint8"), w=2, h=3)

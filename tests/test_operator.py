@@ -1,4 +1,6 @@
 """mx.operator: CustomOp / CustomOpProp / register, in mx.nd and mx.sym."""
+import json
+
 import numpy as np
 import pytest
 
@@ -196,6 +198,7 @@ def test_numpy_op_default_forward_and_backward():
 def test_numpy_op_subclass_on_numpy_arrays():
     with pytest.warns(UserWarning):
         s = _NumpyTimes3().get_symbol(mx.sym.var("X"))
+    assert _last_op(s) == "_Native"   # MXNet: NumpyOp runs as the legacy _Native operator
     dx = mx.nd.zeros((2,))
     exe = s.bind(mx.cpu(), args=[mx.nd.array([1.0, 2.0])], args_grad={"X": dx})
     np.testing.assert_array_equal(exe.forward(is_train=True)[0].asnumpy(), [3, 6])
@@ -207,6 +210,7 @@ def test_ndarray_op_with_two_inputs():
     with pytest.warns(UserWarning):
         s = _NDArrayConcat()(mx.sym.var("a"), mx.sym.var("b"), name="cat")
     assert s.list_arguments() == ["a", "b"]
+    assert _last_op(s) == "_NDArray"
     assert s.infer_shape(a=(2,), b=(3,))[1] == [(5,)]
     grads = {"a": mx.nd.zeros((2,)), "b": mx.nd.zeros((1,))}
     exe = s.bind(mx.cpu(), {"a": mx.nd.array([1, 2]), "b": mx.nd.array([3])},
@@ -215,6 +219,18 @@ def test_ndarray_op_with_two_inputs():
     exe.backward(mx.nd.array([1, 2, 3]))
     np.testing.assert_array_equal(grads["a"].asnumpy(), [10, 20])
     np.testing.assert_array_equal(grads["b"].asnumpy(), [3])
+
+
+def _last_op(sym):
+    return json.loads(sym.tojson())["nodes"][-1]["op"]
+
+
+def test_legacy_python_operator_with_an_unknown_info_fails():
+    """_Native / _NDArray find their Python operator by ``info``; one this process never
+    registered (a graph loaded from elsewhere) is an MXNetError naming the operator."""
+    for make in (mx.sym._internal._Native, mx.sym._internal._NDArray):
+        with pytest.raises(MXNetError, match="_Native/_NDArray: no Python operator"):
+            make(mx.sym.var("x"), info="not-registered")
 
 
 # ---------------------------------------------------------------------- registry queries

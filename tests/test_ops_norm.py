@@ -259,3 +259,62 @@ def test_layernorm_parameter_gradients_are_accurate_sums():
     np.testing.assert_allclose(gamma.grad.asnumpy(), (head * xhat).sum(0), rtol=0, atol=2e-5)
     np.testing.assert_allclose(beta.grad.asnumpy(), head.astype(np.float64).sum(0), rtol=0,
                                atol=2e-5)
+
+
+def _bn_v1_executor(**kw):
+    s = mx.sym.BatchNorm_v1(mx.sym.var("x"), name="bn", eps=1e-3, **kw)
+    x = np.arange(12, dtype=np.float32).reshape(2, 3, 1, 2) * 0.5 - 1
+    args = {"x": mx.nd.array(x), "bn_gamma": mx.nd.array([1.0, 2.0, 0.5]),
+            "bn_beta": mx.nd.array([0.0, 1.0, -1.0])}
+    grads = {k: mx.nd.zeros(v.shape) for k, v in args.items()}
+    aux = {"bn_moving_mean": mx.nd.array([0.1, 0.2, 0.3]),
+           "bn_moving_var": mx.nd.array([1.0, 2.0, 0.5])}
+    return s.bind(mx.cpu(), args, args_grad=grads, aux_states=aux), grads, aux
+
+
+_BN_V1_HEAD = np.arange(12).reshape(2, 3, 1, 2) % 5
+
+
+def test_batchnorm_v1_matches_mxnet():
+    """BatchNorm_v1 through an executor (MXNet's mx.nd signature cannot pass its auxiliary
+    states): values, gradients and moving statistics of real MXNet 1.9.1; its third output
+    is the batch variance (BatchNorm's is 1/std)."""
+    exe, _, aux = _bn_v1_executor()   # inference; fix_gamma ignores gamma
+    np.testing.assert_allclose(exe.forward(is_train=False)[0].asnumpy()[:, :, 0], [
+        [[-1.09945, -0.5997], [0.85861, 1.21208], [-0.01104, 0.69536]],
+        [[1.89905, 2.3988], [2.9794, 3.33287], [4.22737, 4.93377]]], rtol=1e-4, atol=1e-5)
+    exe, grads, aux = _bn_v1_executor(fix_gamma=False, momentum=0.8)
+    out = exe.forward(is_train=True)[0]
+    np.testing.assert_allclose(out.asnumpy()[:, :, 0], [
+        [[-1.15054, -0.82182], [-1.30109, -0.64363], [-1.57527, -1.41091]],
+        [[0.82182, 1.15054], [2.64363, 3.30109], [-0.58909, -0.42473]]], rtol=1e-4, atol=1e-5)
+    exe.backward(mx.nd.array(_BN_V1_HEAD))
+    np.testing.assert_allclose(grads["x"].asnumpy()[:, :, 0], [
+        [[-0.2223, 0.31082], [-0.4446, 0.62165], [0.57763, -0.64403]],
+        [[-0.31082, 0.2223], [-0.62165, 0.4446], [-0.17779, 0.24418]]], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grads["bn_gamma"].asnumpy(), [2.30109, 2.30109, -3.45163],
+                               rtol=1e-5)
+    np.testing.assert_allclose(grads["bn_beta"].asnumpy(), [4.0, 12.0, 5.0])
+    np.testing.assert_allclose(aux["bn_moving_mean"].asnumpy(), [0.23, 0.51, 0.79], rtol=1e-5)
+    np.testing.assert_allclose(aux["bn_moving_var"].asnumpy(), [1.2625, 2.0625, 0.8625],
+                               rtol=1e-5)
+    exe, grads, aux = _bn_v1_executor(fix_gamma=False, use_global_stats=True)
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(_BN_V1_HEAD))
+    np.testing.assert_allclose(grads["bn_gamma"].asnumpy(), [6.09695, 15.62316, 9.88961],
+                               rtol=1e-5)
+    np.testing.assert_allclose(aux["bn_moving_mean"].asnumpy(), [0.1, 0.2, 0.3], rtol=1e-6)
+    exe, _, aux = _bn_v1_executor(fix_gamma=False, output_mean_var=True)
+    _, mean, var = exe.forward(is_train=True)
+    np.testing.assert_allclose(mean.asnumpy(), [0.75, 1.75, 2.75], rtol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), [2.3125] * 3, rtol=1e-5)
+    exe.backward([mx.nd.array(_BN_V1_HEAD), mx.nd.zeros((3,)), mx.nd.zeros((3,))])
+    np.testing.assert_allclose(aux["bn_moving_var"].asnumpy(), [1.13125, 2.03125, 0.68125],
+                               rtol=1e-5)
+
+
+def test_batchnorm_v1_takes_4d_data_only():
+    s = mx.sym.BatchNorm_v1(mx.sym.var("x"), name="bn")
+    exe = s.simple_bind(mx.cpu(), x=(2, 3, 4))
+    with pytest.raises(mx.base.MXNetError, match="BatchNorm_v1: data must be 4-D"):
+        exe.forward(is_train=False)[0].asnumpy()

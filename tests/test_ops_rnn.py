@@ -218,3 +218,21 @@ def test_rnn_errors():
     with pytest.raises(MXNetError, match="projection"):
         g = [mx.nd.array(a) for a in _inputs("gru")]
         mx.nd.RNN(*g, state_size=4, num_layers=1, mode="gru", projection_size=2)
+
+
+def test_rnn_param_concat_joins_parameter_blocks():
+    """_rnn_param_concat (the fused RNN layers' parameter packing) is concat along ``dim``
+    with its shape inference, as in MXNet 1.9.1."""
+    op = mx.nd._internal._rnn_param_concat
+    out = op(mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[5, 6]]), num_args=2, dim=0)
+    assert out.asnumpy().tolist() == [[1, 2], [3, 4], [5, 6]]
+    out = op(mx.nd.array([1, 2]), mx.nd.array([3, 4, 5]), num_args=2, dim=0)
+    assert out.asnumpy().tolist() == [1, 2, 3, 4, 5]
+    out = op(mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([[7], [8]]), num_args=2, dim=1)
+    assert out.asnumpy().tolist() == [[1, 2, 7], [3, 4, 8]]
+    s = mx.sym._internal._rnn_param_concat(mx.sym.var("a"), mx.sym.var("b"), num_args=2,
+                                           dim=0)
+    assert s.infer_shape(a=(6,), b=(4,))[1] == [(10,)]
+    assert s.infer_shape(a=(2, 3), b=(4, 3))[1] == [(6, 3)]
+    with pytest.raises(MXNetError, match="_rnn_param_concat"):
+        op(mx.nd.ones((2, 2)), mx.nd.ones((3, 3)), num_args=2, dim=0)

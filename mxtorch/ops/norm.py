@@ -217,8 +217,18 @@ output_mean_var : bool, default False
 axis : int, default 1
 """))
 
+def _batch_norm_v1(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor,
+                   moving_mean: torch.Tensor, moving_var: torch.Tensor, *, is_train: bool):
+    """BatchNorm_v1: BatchNorm on 4-D data whose third output is the batch variance."""
+    if data.dim() != 4:   # MXNet: the legacy kernel takes (batch, channel, height, width) only
+        raise MXNetError(f"Operator BatchNorm_v1: data must be 4-D (batch, channel, height, "
+                         f"width), got shape {tuple(data.shape)}")
+    return _sync_batch_norm(attrs, data, gamma, beta, moving_mean, moving_var,
+                            is_train=is_train)
+
+
 register(OpDef(
-    "BatchNorm_v1", _batch_norm,
+    "BatchNorm_v1", _batch_norm_v1,
     params=[Float("eps", 1e-3, "Epsilon to prevent div 0"), *_BN_COMMON],
     inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
     aux=("moving_mean", "moving_var"), train_aware=True,
@@ -232,7 +242,8 @@ def _sync_batch_norm(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: 
                      moving_mean: torch.Tensor, moving_var: torch.Tensor, *, is_train: bool):
     """SyncBatchNorm in one process: BatchNorm over channel axis 1.
 
-    # MXNet: unlike BatchNorm, the third output is the batch VARIANCE, not 1/std.
+    # MXNet: unlike BatchNorm, the third output is the batch VARIANCE, not 1/std (as in
+    # BatchNorm_v1).
     """
     out = _batch_norm(attrs, data, gamma, beta, moving_mean, moving_var, is_train=is_train)
     if not attrs.output_mean_var:
