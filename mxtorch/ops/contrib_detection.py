@@ -10,7 +10,7 @@ kept boxes times all boxes, as MXNet's kernel.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -19,38 +19,10 @@ from ..base import MXNetError
 from .params import Bool, Enum, Float, Int
 from .registry import OpDef, ShapeInfer, Shapes, register
 
-__all__ = ["greedy_keep", "zero_grad_outputs"]
+__all__ = ["greedy_keep"]
 
 _FORMATS = ("corner", "center")
-_Out = TypeVar("_Out")
 _BLOCK = 256
-
-
-# ---------------------------------------------------------------------------- zero gradients
-class _ZeroGrad(torch.autograd.Function):
-    """Outputs computed apart from autograd whose inputs get a zero gradient (MXNet's)."""
-
-    @staticmethod
-    def forward(ctx: Any, n: int, *args: torch.Tensor) -> Any:
-        outs, inputs = args[:n], args[n:]
-        ctx.specs = [(x.shape, x.dtype, x.device) for x in inputs]
-        return outs
-
-    @staticmethod
-    def backward(ctx: Any, *grads: torch.Tensor) -> Any:
-        zeros = [torch.zeros(s, dtype=d, device=dev) for s, d, dev in ctx.specs]
-        return (None,) + (None,) * len(grads) + tuple(zeros)
-
-
-def zero_grad_outputs(outs: _Out, *inputs: torch.Tensor) -> _Out:
-    """``outs`` (a tensor or tuple) recorded so that a backward pass through them gives
-    the float ``inputs`` a zero gradient, as MXNet's zero-gradient operators do."""
-    if not torch.is_grad_enabled() or not any(x.requires_grad for x in inputs):
-        return outs
-    single = isinstance(outs, torch.Tensor)
-    seq = (outs,) if single else tuple(outs)  # type: ignore[arg-type]
-    tied = _ZeroGrad.apply(len(seq), *seq, *inputs)
-    return tied[0] if single else tuple(tied)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- greedy NMS
@@ -301,8 +273,7 @@ def _box_iou(attrs: Any, lhs: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
              * _intersect(r[..., 1], r[..., 3], p[..., 1], p[..., 3], fmt))
     iou = inter / (_area(r, fmt) + _area(p, fmt) - inter)
     iou = torch.where(inter <= 0, torch.zeros_like(iou), iou)
-    return zero_grad_outputs(iou.reshape(tuple(lhs.shape[:-1]) + tuple(rhs.shape[:-1])),
-                             lhs, rhs)
+    return iou.reshape(tuple(lhs.shape[:-1]) + tuple(rhs.shape[:-1]))
 
 
 register(OpDef(
@@ -374,8 +345,8 @@ def _bipartite_matching(attrs: Any, data: torch.Tensor) -> tuple[torch.Tensor, t
         # MXNet: the match that exceeds topk is kept before the loop stops (topk + 1)
         if attrs.topk > 0:
             active &= count <= attrs.topk
-    return zero_grad_outputs((row.to(data.dtype).reshape(shape[:-1]),
-                              col.to(data.dtype).reshape(shape[:-2] + (cols,))), data)
+    return (row.to(data.dtype).reshape(shape[:-1]),
+            col.to(data.dtype).reshape(shape[:-2] + (cols,)))
 
 
 register(OpDef(
@@ -457,7 +428,7 @@ def _box_encode(attrs: Any, samples: torch.Tensor, matches: torch.Tensor,
     targets = torch.where(valid, (raw - means.detach()) / stds.detach(),
                           torch.zeros_like(raw))
     masks = valid.to(anchors.dtype).expand(b, n, 4).clone()
-    return zero_grad_outputs((targets, masks), *inputs)
+    return targets, masks
 
 
 register(OpDef(
@@ -523,8 +494,7 @@ def _box_decode(attrs: Any, data: torch.Tensor, anchors: torch.Tensor) -> torch.
         dw, dh = torch.clamp(dw, max=attrs.clip), torch.clamp(dh, max=attrs.clip)
     ow = torch.exp(dw) * aw * 0.5
     oh = torch.exp(dh) * ah * 0.5
-    return zero_grad_outputs(torch.stack([ox - ow, oy - oh, ox + ow, oy + oh], dim=-1),
-                             data, anchors)
+    return torch.stack([ox - ow, oy - oh, ox + ow, oy + oh], dim=-1)
 
 
 register(OpDef(

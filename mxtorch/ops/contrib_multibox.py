@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .contrib_detection import greedy_keep, zero_grad_outputs
+from .contrib_detection import greedy_keep
 from .params import Bool, Float, FloatOrShape, Int
 from .registry import OpDef, ShapeInfer, Shapes, register
 
@@ -76,7 +76,7 @@ def _multibox_prior(attrs: Any, data: torch.Tensor) -> torch.Tensor:
                          (cx + hw).expand(h, w, k), (cy + hh).expand(h, w, k)], dim=-1)
     if attrs.clip:
         boxes = boxes.clamp(0.0, 1.0)
-    return zero_grad_outputs(boxes.reshape(1, -1, 4).to(data.dtype), data)
+    return boxes.reshape(1, -1, 4).to(data.dtype)
 
 
 register(OpDef(
@@ -244,8 +244,7 @@ def _multibox_target(attrs: Any, anchor: torch.Tensor, label: torch.Tensor,
         mask[b] = pos[:, None].to(dt).expand(n, 4)
         targets = _loc_targets(attrs, anchors, gt[idx, 1:5]).to(dt)
         loc[b] = torch.where(pos[:, None], targets, torch.zeros_like(targets))
-    return zero_grad_outputs((loc.reshape(batches, -1), mask.reshape(batches, -1), cls),
-                             anchor, label, cls_pred)
+    return loc.reshape(batches, -1), mask.reshape(batches, -1), cls
 
 
 register(OpDef(
@@ -387,7 +386,7 @@ def _multibox_detection(attrs: Any, cls_prob: torch.Tensor, loc_pred: torch.Tens
     out = torch.full((batches, n, 6), -1, dtype=prob.dtype, device=prob.device)
     for b in range(batches):
         _detect_one(attrs, rows[b], out[b])
-    return zero_grad_outputs(out, cls_prob, loc_pred, anchor)
+    return out
 
 
 register(OpDef(
@@ -590,9 +589,8 @@ def _proposal(multi: bool) -> Callable[..., Any]:
             scores.append(score[:, None])
         out = torch.cat(rois).to(cls_prob.dtype)
         if attrs.output_score:
-            return zero_grad_outputs((out, torch.cat(scores).to(cls_prob.dtype)), cls_prob,
-                                     bbox_pred, im_info)
-        return zero_grad_outputs(out, cls_prob, bbox_pred, im_info)
+            return out, torch.cat(scores).to(cls_prob.dtype)
+        return out
     return compute
 
 
