@@ -26,7 +26,6 @@ from .graph.budget import CompileGate
 from .graph.compile import GraphProgram, own_outputs
 from .graph.cse import eliminate_common_expr, enabled as cse_enabled
 from .graph.int_tape import IntTape, needs_int_tape
-from .graph.memory import retain_freed_memory
 from .graph.monitor import BackwardTaps
 from .graph import backends
 from .graph.partition import is_partition_backend, partition_for_bind
@@ -69,7 +68,6 @@ class Executor:
         heads = partition_for_bind(sym._outputs)
         self._heads = eliminate_common_expr(heads) if cse_enabled() else heads
         self._program = GraphProgram(self._heads, channels_last=True)
-        retain_freed_memory()   # MXNet's executors allocate from its pooled storage
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
         self._input_arrays = [by_name[n] for n in self._program.input_names]

@@ -8,7 +8,6 @@ from ..base import MXNetError
 from ..context import current_context
 from ..graph.compile import GraphProgram, own_outputs
 from ..graph.ir import topo_order
-from ..graph.memory import retain_freed_memory
 from ..graph import backends
 from ..graph.partition import is_partition_backend
 from ..ops import registry as _reg
@@ -27,8 +26,7 @@ class CachedOp:
     With ``static_alloc`` and ``static_shape`` set, a ``backend`` flag, or
     ``MXNET_SUBGRAPH_BACKEND`` in the environment, inference calls (not recording, not
     training) run an optimized program (see :mod:`mxtorch.graph.backends`) with the
-    ``param_indices`` inputs frozen as constants. ``static_alloc`` also keeps freed host
-    buffers in the process for the next call (:mod:`mxtorch.graph.memory`).
+    ``param_indices`` inputs frozen as constants.
     """
 
     def __init__(self, sym, flags=()):
@@ -37,8 +35,6 @@ class CachedOp:
         self._program = GraphProgram(sym._outputs, channels_last=self._optimizing())
         self._num_inputs = len(self._program.input_names)
         self._num_outputs = len(sym._outputs)
-        if self.flags.get("static_alloc"):
-            retain_freed_memory()
         self._optimizer = self._make_optimizer()
         self._json = self._inline = None   # how recorded calls are recorded, made once
 

@@ -8,19 +8,18 @@ callable running the same program faster. MXNet's switches choose one by name:
 ``MXNET_SUBGRAPH_BACKEND``, ``Module.bind(for_training=False)`` and
 ``Executor.optimize_for_inference``. The backends:
 
-========  ===========================================  =======================================
-name      MXNet names                                  what runs
-========  ===========================================  =======================================
-onednn    ``MKLDNN``, ``ONEDNN``, ``DNNL``              the hand-tuned CPU path
-                                                       (:mod:`.cpu_tuned`: fused oneDNN
-                                                       convolutions); the default
-jit       ``JIT``                                      ``torch.jit`` trace + freeze
-                                                       (BatchNorm folded, oneDNN prepacking)
-inductor  ``INDUCTOR``, ``TORCH_COMPILE``              ``torch.compile``
-cudagraph ``CUDAGRAPH``                                the jit program replayed as a CUDA
-                                                       graph (needs CUDA)
-========  ===========================================  =======================================
+=========  ================================  ===========================================
+name       MXNet names                       what runs
+=========  ================================  ===========================================
+onednn     ``MKLDNN``, ``ONEDNN``, ``DNNL``  the hand-tuned CPU path (:mod:`.cpu_tuned`)
+jit        ``JIT``                           ``torch.jit`` trace + freeze
+inductor   ``INDUCTOR``, ``TORCH_COMPILE``   ``torch.compile``
+cudagraph  ``CUDAGRAPH``                     jit's program as a CUDA graph (CUDA)
+=========  ================================  ===========================================
 
+``onednn`` is the default: fused oneDNN Convolution[+BatchNorm][+add][+ReLU] groups on
+channels-last activations, else jit's program. The same package traces a bound
+executor's training steps into straight-line programs (:func:`trace_training_step`).
 On CUDA every backend's program is replayed as a CUDA graph where shapes are static.
 ``default``/``default_v2`` are MXNet's partitioning backends (:mod:`..partition`), which
 change the graph, not the program. A name that is none of these, or a backend this
