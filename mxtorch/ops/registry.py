@@ -64,7 +64,7 @@ class OpDef:
         default) needs dense NCHW inputs. A function of the attributes may give the role.
     fusion_role
         The part the operator plays in the CPU convolution fusion
-        (:mod:`mxtorch.graph.fusion`, MXNet's ``SgMKLDNNConvProperty``): ``"conv"``,
+        (``graph/backends/cpu_tuned/fusion.py``, MXNet's ``SgMKLDNNConvProperty``): ``"conv"``,
         ``"batchnorm"``, ``"add"`` (an elementwise sum) or ``"relu"``; ``None`` for none.
         A function of the attributes may give the role (``Activation`` is ``"relu"`` only
         for ``act_type='relu'``).
