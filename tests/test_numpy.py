@@ -289,3 +289,6 @@ def test_random_samplers_take_size_dtype_ctx_positionally():
     assert mx.np.random.exponential(2.0, (3,)).shape == (3,)
     with pytest.raises(TypeError, match="at most 6 positional"):
         mx.np.random.normal(0, 1, (2,), None, None, None, 5)
+    # distributions without defaults take their parameters first too
+    assert mx.np.random.beta(2.0, 3.0, (5,)).shape == (5,)
+    assert mx.np.random.pareto(2.0, (2, 2)).shape == (2, 2)

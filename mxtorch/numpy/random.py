@@ -44,12 +44,13 @@ def _sampler(name, draw, *defaults, doc=""):
     """Build ``name(*params, size=None, dtype=None, ctx=None, out=None)`` from ``draw``."""
     def sample(*args, size=None, dtype=None, ctx=None, out=None, device=None, **kwargs):
         # MXNet: name(*params, size=None, dtype=None, ctx=None, out=None), all positional
-        extra = args[len(defaults):]
+        nparams = len(_NAMES.get(name, defaults))
+        extra = args[nparams:]
         if len(extra) > 4:
-            raise TypeError(f"{name}() takes at most {len(defaults) + 4} positional "
+            raise TypeError(f"{name}() takes at most {nparams + 4} positional "
                             f"arguments ({len(args)} given)")
         size, dtype, ctx, out = (list(extra) + [size, dtype, ctx, out][len(extra):])[:4]
-        args = args[:len(defaults)]
+        args = args[:nparams]
         params = list(args) + list(defaults[len(args):])
         for i, key in enumerate(_NAMES.get(name, ())):
             if key in kwargs:
