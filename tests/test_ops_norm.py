@@ -313,8 +313,14 @@ def test_batchnorm_v1_matches_mxnet():
                                rtol=1e-5)
 
 
-def test_batchnorm_v1_takes_4d_data_only():
-    s = mx.sym.BatchNorm_v1(mx.sym.var("x"), name="bn")
+def test_batchnorm_v1_takes_2d_or_4d_data():
+    s = mx.sym.BatchNorm_v1(mx.sym.var("x"), name="bn", fix_gamma=False)
     exe = s.simple_bind(mx.cpu(), x=(2, 3, 4))
-    with pytest.raises(mx.base.MXNetError, match="BatchNorm_v1: data must be 4-D"):
+    with pytest.raises(mx.base.MXNetError, match="BatchNorm_v1: data must be 2-D or 4-D"):
         exe.forward(is_train=False)[0].asnumpy()
+    # MXNet 1.9.1 normalizes 2-D data per column (MXNet's test_batchnorm_training uses it)
+    exe = s.simple_bind(mx.cpu(), x=(2, 3))
+    exe.arg_dict["x"][:] = np.arange(6).reshape(2, 3)
+    exe.arg_dict["bn_gamma"][:] = 1
+    out = exe.forward(is_train=True)[0].asnumpy()
+    np.testing.assert_allclose(out, [[-0.99977785] * 3, [0.99977785] * 3], rtol=1e-5)

@@ -219,10 +219,13 @@ axis : int, default 1
 
 def _batch_norm_v1(attrs: Any, data: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor,
                    moving_mean: torch.Tensor, moving_var: torch.Tensor, *, is_train: bool):
-    """BatchNorm_v1: BatchNorm on 4-D data whose third output is the batch variance."""
-    if data.dim() != 4:   # MXNet: the legacy kernel takes (batch, channel, height, width) only
-        raise MXNetError(f"Operator BatchNorm_v1: data must be 4-D (batch, channel, height, "
-                         f"width), got shape {tuple(data.shape)}")
+    """BatchNorm_v1: BatchNorm on 2-D or 4-D data whose third output is the batch
+    variance."""
+    if data.dim() not in (2, 4):
+        # MXNet: the legacy kernel views 2-D data as (batch, channel, 1, 1) and takes
+        # (batch, channel, height, width); any other rank fails in its kernel
+        raise MXNetError(f"Operator BatchNorm_v1: data must be 2-D or 4-D (batch, channel"
+                         f"[, height, width]), got shape {tuple(data.shape)}")
     return _sync_batch_norm(attrs, data, gamma, beta, moving_mean, moving_var,
                             is_train=is_train)
 
