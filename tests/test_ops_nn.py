@@ -591,3 +591,20 @@ def test_pooling_and_flatten_shape_inference_matches_the_computes():
     flat = mx.sym.Flatten(mx.sym.var("d"))
     assert flat.infer_shape(d=(2, 3, 4))[1] == [(2, 12)]
     assert flat.infer_shape_partial(d=(2, 0, 4))[1] == [(2, 0)]
+
+
+def test_leaky_relu_inference_is_declared_not_run_on_meta_tensors():
+    # torch's meta elu/gelu/selu/leaky_relu are Python refs whose first call imports
+    # torch._dynamo (about 1 s); LeakyReLU's shapes and dtypes are declared instead
+    import subprocess
+    import sys
+    code = ("import sys, mxtorch as mx\n"
+            "x = mx.sym.Variable('x')\n"
+            "for a in ('elu', 'gelu', 'selu', 'rrelu', 'leaky', 'prelu'):\n"
+            "    s = mx.sym.LeakyReLU(x, act_type=a)\n"
+            "    assert s.infer_shape(x=(3, 4))[1] == [(3, 4)], a\n"
+            "    assert s.infer_type(x='float16')[1][0].__name__ == 'float16', a\n"
+            "print('torch._dynamo' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"

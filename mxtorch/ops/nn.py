@@ -762,10 +762,13 @@ def _lrelu_compute(attrs: Any, data: torch.Tensor, gamma: torch.Tensor | None = 
 
 
 def _lrelu_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
-    """PReLU's gamma defaults to (channels,)."""
+    """The output has data's shape; PReLU's gamma defaults to (channels,). Declared, not
+    run on meta tensors: torch's meta elu/gelu/selu import torch._dynamo (about 1 s)."""
     data = shapes[0]
-    if attrs.act_type != "prelu" or data is None:
+    if data is None:
         return shapes, None
+    if attrs.act_type != "prelu":
+        return [data], [data]
     gamma = shapes[1]
     if gamma is None and len(data) > 1 and data[1]:
         gamma = (data[1],)
@@ -781,6 +784,7 @@ register(OpDef(
         Float("slope", 0.25), Float("lower_bound", 0.125), Float("upper_bound", 0.334),
     ],
     inputs=_lrelu_inputs, infer_shape=_lrelu_infer_shape, train_aware=True,
+    infer_type=same_type_infer,
     input_inits={"gamma": '["Constant", {"value": 0.25}]'},
     # MXNet: rrelu has a hidden second output (the mask of random slopes).
     total_outputs=lambda attrs: 2 if attrs.act_type == "rrelu" else 1,
