@@ -279,3 +279,21 @@ def test_square_sum_reduces_squares():
     exe.forward(is_train=True, v=mx.nd.array(x))
     exe.backward(mx.nd.ones((3,)))
     np.testing.assert_allclose(exe.grad_dict["v"].asnumpy(), 2 * x)
+
+
+def test_norm_inference_is_declared_not_run_on_meta_tensors():
+    # torch's meta vector_norm imports torch._dynamo on its first call (about 1 s)
+    import subprocess
+    import sys
+    code = ("import sys, mxtorch as mx\n"
+            "x = mx.sym.Variable('x')\n"
+            "s = mx.sym.norm(x, axis=(0, 2), keepdims=True, out_dtype='float64')\n"
+            "assert s.infer_shape(x=(2, 3, 4))[1] == [(1, 3, 1)]\n"
+            "assert s.infer_type(x='float32')[1][0].__name__ == 'float64'\n"
+            "assert mx.sym.norm(x).infer_shape(x=(2, 3))[1] == [(1,)]\n"
+            "print('torch._dynamo' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+    with pytest.raises(mx.base.MXNetError, match="only ord=1 and ord=2"):
+        mx.sym.norm(mx.sym.Variable("x"), ord=3).infer_shape(x=(2, 3))

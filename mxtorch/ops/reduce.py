@@ -6,7 +6,7 @@ reduction over every axis returns shape ``(1,)``, never a 0-d array.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
@@ -173,8 +173,31 @@ def _norm_compute(attrs, x):
     return _legacy_shape(out.to(target))
 
 
+def _norm_infer_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    """The reduced shape ((1,) for a full reduction). Declared, not run on meta tensors:
+    torch's meta ``vector_norm`` imports torch._dynamo on its first call (about 1 s)."""
+    data = shapes[0]
+    if data is None:
+        return shapes, None
+    if attrs.ord not in (1, 2):
+        raise MXNetError(f"Operator norm: only ord=1 and ord=2 are supported, got "
+                         f"ord={attrs.ord}")
+    dims = reduce_axes("norm", tuple(data), attrs.axis)
+    if attrs.keepdims:
+        out = tuple(1 if i in dims else d for i, d in enumerate(data))
+    else:
+        out = tuple(d for i, d in enumerate(data) if i not in dims)
+    return [data], [out or (1,)]
+
+
+def _norm_infer_type(attrs: Any, types: list) -> tuple[list, list]:
+    """``out_dtype``, else the input's dtype."""
+    return types, [attrs.out_dtype or types[0]]
+
+
 register(OpDef(
     "norm", _norm_compute, fluent=True,
+    infer_shape=_norm_infer_shape, infer_type=_norm_infer_type,
     params=[Int("ord", 2), IntOrShape("axis", None),
             OptDtype("out_dtype", None,
                      choices=("float16", "float32", "float64", "int32", "int64", "int8")),
