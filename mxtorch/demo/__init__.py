@@ -71,6 +71,10 @@ def run_demo(cfg: DemoConfig) -> DemoResult:
         from ..contrib import amp
         amp.init(AMP_DTYPES[cfg.amp])   # before the network is built, as MXNet requires
     mx.random.seed(cfg.seed)
+    # Gluon's RandomSampler shuffles with NumPy's global generator (as MXNet's does): seed
+    # it too, so a run's accuracy does not depend on what the process drew before
+    import numpy as np
+    np.random.seed(cfg.seed)
     print(f"digits: {len(split.y_train)} training / {len(split.y_val)} held-out 8x8 images, "
           f"10 classes | api={cfg.api} ctx={ctxs} epochs={cfg.epochs} "
           f"batch_size={cfg.batch_size} lr={cfg.lr}"
