@@ -429,3 +429,25 @@ def test_softmax_output_probability_labels():
     e = np.exp(x - x.max(1, keepdims=True))
     soft = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(grad.asnumpy(), 2.0 * (soft - p), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_cross_entropy_inference_is_declared():
+    # MXNet: (1,) from 2-D data and a 1-D label of the same batch; declared, so shape
+    # inference never runs torch's meta kernels (whose first call imports torch._dynamo)
+    import subprocess
+    import sys
+    code = ("import sys, mxtorch as mx\n"
+            "s = mx.sym.softmax_cross_entropy(mx.sym.Variable('d'), mx.sym.Variable('l'))\n"
+            "assert s.infer_shape(d=(3, 4), l=(3,))[1] == [(1,)]\n"
+            "assert s.infer_type(d='float64', l='float32')[1][0].__name__ == 'float64'\n"
+            "print('torch._dynamo' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+    s = mx.sym.softmax_cross_entropy(mx.sym.Variable("d"), mx.sym.Variable("l"))
+    with pytest.raises(MXNetError, match="only accepts 2-D data"):
+        s.infer_shape(d=(3, 4, 5), l=(3,))
+    with pytest.raises(MXNetError, match="only accept 1D label"):
+        s.infer_shape(d=(3, 4), l=(3, 1))
+    with pytest.raises(MXNetError, match="shape mismatch"):
+        s.infer_shape(d=(3, 4), l=(2,))

@@ -486,8 +486,33 @@ def _softmax_cross_entropy(attrs: Any, data: torch.Tensor, label: torch.Tensor) 
     return -picked.sum().reshape(1)
 
 
+def _softmax_cross_entropy_shape(attrs: Any, shapes: list) -> tuple[list, list | None]:
+    """(1,) from 2-D data and its 1-D label (MXNet infers neither from the other).
+    Declared, not run on meta tensors: torch's meta log_softmax/gather path imports
+    torch._dynamo on its first call (about 1 s)."""
+    data, label = shapes
+    if data is not None and len(data) != 2:
+        raise MXNetError(f"Operator softmax_cross_entropy: only accepts 2-D data, got "
+                         f"shape {tuple(data)}")
+    if label is not None and len(label) != 1:
+        raise MXNetError("Operator softmax_cross_entropy: SoftmaxCrossEntropy only accept "
+                         f"1D label, got shape {tuple(label)}")
+    if data is None or label is None:
+        return shapes, None
+    if data[0] and label[0] and data[0] != label[0]:
+        raise MXNetError(f"Operator softmax_cross_entropy: data and label shape mismatch: "
+                         f"data {tuple(data)}, label {tuple(label)}")
+    return shapes, [(1,)]
+
+
+def _softmax_cross_entropy_type(attrs: Any, types: list) -> tuple[list, list]:
+    """The output has data's dtype; the label keeps its own."""
+    return types, [types[0]]
+
+
 register(OpDef(
     "softmax_cross_entropy", _softmax_cross_entropy, inputs=("data", "label"),
+    infer_shape=_softmax_cross_entropy_shape, infer_type=_softmax_cross_entropy_type,
     doc="""Calculate cross entropy of softmax output and one-hot label, summed over the batch.
 
 Returns an array of shape (1,).
