@@ -8,7 +8,6 @@ import mxtorch as mx
 from mxtorch.notebook import callback
 
 HAS_PANDAS = importlib.util.find_spec("pandas") is not None
-HAS_BOKEH = importlib.util.find_spec("bokeh") is not None
 
 
 def _fit(logger, epochs=2):
@@ -51,14 +50,17 @@ def test_pandas_logger_append_metrics_adds_columns():
     assert df["b"].isna().tolist()[0] and df["a"].isna().tolist()[1]
 
 
-@pytest.mark.skipif(HAS_PANDAS, reason="checks the error without pandas")
-def test_pandas_logger_without_pandas():
+def test_pandas_logger_without_pandas(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "pandas", None)   # as if it were not installed
     with pytest.raises(ImportError, match="needs the 'pandas' package"):
         callback.PandasLogger(batch_size=4)
 
 
-@pytest.mark.skipif(HAS_BOKEH, reason="checks the error without bokeh")
-def test_live_charts_without_bokeh():
+def test_live_charts_without_bokeh(monkeypatch):
+    import sys
+    for name in ("bokeh", "bokeh.io", "bokeh.models", "bokeh.plotting"):
+        monkeypatch.setitem(sys.modules, name, None)   # as if it were not installed
     with pytest.raises(ImportError, match="needs the 'bokeh' package"):
         callback.LiveLearningCurve("accuracy")
     with pytest.raises(ImportError, match="needs the 'bokeh' package"):
