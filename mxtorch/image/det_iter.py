@@ -6,7 +6,6 @@ import logging
 
 import numpy as np
 
-from .. import io
 from .. import ndarray as nd
 from ..util import is_np_array
 from ..format import image_codec as _codec
@@ -224,30 +223,14 @@ class ImageDetIter(ImageIter):
                 raise
         return i
 
-    def next(self):
-        """Returns the next batch of data."""
+    def _new_batch(self):
+        """The (data, label) arrays of a fresh batch, in the active front end; label rows
+        not filled stay -1."""
         c, h, w = self.data_shape
-        if self._cache_data is not None:
-            batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
-        else:
-            _, zeros_fn, empty_fn = _array_fns()
-            batch_data = zeros_fn((self.batch_size, c, h, w))
-            batch_label = empty_fn(self.provide_label[0][1])
-            batch_label[:] = -1
-            i = self._batchify(batch_data, batch_label)
-        pad = self.batch_size - i
-        if pad != 0:
-            if self.last_batch_handle == "discard":
-                raise StopIteration
-            if self.last_batch_handle == "roll_over" and self._cache_data is None:
-                self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, i
-                raise StopIteration
-            self._batchify(batch_data, batch_label, i)
-            if self.last_batch_handle == "pad":
-                self._allow_read = False
-            else:
-                self._cache_data = self._cache_label = self._cache_idx = None
-        return io.DataBatch([batch_data], [batch_label], pad=pad)
+        _, zeros_fn, empty_fn = _array_fns()
+        batch_label = empty_fn(self.provide_label[0][1])
+        batch_label[:] = -1
+        return zeros_fn((self.batch_size, c, h, w)), batch_label
 
     def augmentation_transform(self, data, label):  # pylint: disable=arguments-differ
         """Apply each detection augmenter to ``(data, label)``."""

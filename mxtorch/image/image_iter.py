@@ -184,14 +184,18 @@ class ImageIter(DataIter):
                 raise
         return i
 
+    def _new_batch(self):
+        """The (data, label) arrays a fresh batch is read into."""
+        c, h, w = self.data_shape
+        return (nd.zeros((self.batch_size, c, h, w)),
+                nd.empty(self.provide_label[0][1]))
+
     def next(self):
         """Returns the next batch of data."""
-        c, h, w = self.data_shape
         if self._cache_data is not None:
             batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
         else:
-            batch_data = nd.zeros((self.batch_size, c, h, w))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_data, batch_label = self._new_batch()
             i = self._batchify(batch_data, batch_label)
         pad = self.batch_size - i
         if pad != 0:
