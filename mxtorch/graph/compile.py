@@ -6,7 +6,7 @@ import keyword
 import operator
 import re
 from collections import OrderedDict
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 import torch.fx as fx
@@ -196,19 +196,36 @@ class GraphProgram:
                            else env[(id(h.node), h.index)] for h in self.heads))
         return fx.GraphModule(torch.nn.Module(), graph, class_name="GraphProgram")
 
-    def run_monitored(self, tensors: Sequence[torch.Tensor], is_train: bool,
-                      device: torch.device | None, callback: Callable, monitor_all: bool,
-                      taps=None):
-        """Interpret node by node, calling ``callback(name, tensor)`` on every output
-        (and every input when ``monitor_all``); used only while a monitor is installed.
-        ``taps`` (a ``monitor.BackwardTaps``) records the gradients of operator inputs."""
+    def interpret(self, tensors: Sequence[torch.Tensor],
+                  run_node: Callable[[Node, list], Any]) -> tuple:
+        """Run the graph node by node, without the compiled module: ``run_node(node,
+        inputs)`` gives each operator node's result (a tensor or a sequence of them)."""
         env: dict[tuple, torch.Tensor] = {}
         for n, t in zip(self.input_nodes, tensors):
             env[(id(n), 0)] = t
         for n in self.nodes:
             if n.is_variable:
                 continue
-            ins = [env[(id(e.node), e.index)] for e in n.inputs]
+            res = run_node(n, [env[(id(e.node), e.index)] for e in n.inputs])
+            outs = res if isinstance(res, (tuple, list)) else (res,)
+            for i, t in enumerate(outs):
+                env[(id(n), i)] = t
+        return tuple(env[(id(h.node), h.index)] for h in self.heads)
+
+    def run_node(self, n: Node, ins: Sequence[torch.Tensor], is_train: bool,
+                 device: torch.device | None) -> Any:
+        """One node's operator on ``ins``, as the compiled module calls it."""
+        if n.op.takes_subgraphs:
+            return _bound(n, is_train, device, None, self.channels_last)(*ins)
+        return n.op.run(n.parsed, ins, is_train, device)
+
+    def run_monitored(self, tensors: Sequence[torch.Tensor], is_train: bool,
+                      device: torch.device | None, callback: Callable, monitor_all: bool,
+                      taps=None):
+        """Interpret node by node, calling ``callback(name, tensor)`` on every output
+        (and every input when ``monitor_all``); used only while a monitor is installed.
+        ``taps`` (a ``monitor.BackwardTaps``) records the gradients of operator inputs."""
+        def run(n: Node, ins: list) -> Any:
             if taps is not None:
                 ins = taps.tap(n, ins)
             if monitor_all:   # MXNet: a variable input is reported by its own name too
@@ -216,15 +233,12 @@ class GraphProgram:
                     if e.node.is_variable:
                         callback(e.node.name, t)
                     callback(f"{n.name}_{name}", t)
-            if n.op.takes_subgraphs:
-                res = _bound(n, is_train, device, None, self.channels_last)(*ins)
-            else:
-                res = n.op.run(n.parsed, ins, is_train, device)
+            res = self.run_node(n, ins, is_train, device)
             outs = res if isinstance(res, (tuple, list)) else (res,)
-            for i, (name, t) in enumerate(zip(n.output_names(), outs)):
-                env[(id(n), i)] = t
+            for name, t in zip(n.output_names(), outs):
                 callback(f"{n.name}_{name}", t)
-        return tuple(env[(id(h.node), h.index)] for h in self.heads)
+            return res
+        return self.interpret(tensors, run)
 
 
 def emit_node(graph: fx.Graph, env: dict, n: Node, fn: Callable) -> None:

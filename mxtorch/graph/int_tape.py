@@ -16,7 +16,7 @@ import torch
 
 from ..base import MXNetError
 from ..ops import intgrad
-from .compile import GraphProgram, _bound
+from .compile import GraphProgram
 
 __all__ = ["needs_int_tape", "IntTape"]
 
@@ -70,26 +70,16 @@ class IntTape:
 
 def _interpret(program: GraphProgram, tensors: Sequence[torch.Tensor],
                device: torch.device | None) -> tuple:
-    env: dict[tuple, torch.Tensor] = {}
-    for n, t in zip(program.input_nodes, tensors):
-        env[(id(n), 0)] = t
-    for n in program.nodes:
-        if n.is_variable:
-            continue
-        ins = [env[(id(e.node), e.index)] for e in n.inputs]
-        stand = intgrad.stand_ins(ins)
+    def run(n, ins: list):
         try:
             if n.op.takes_subgraphs:
-                res = _bound(n, True, device)(*stand)
-            else:
-                res = n.op.run(n.parsed, ins, True, device)
-                outs = res if isinstance(res, (tuple, list)) else (res,)
-                if not any(o.requires_grad for o in outs) and \
-                        intgrad.involved(ins, all(o.is_floating_point() for o in outs)):
-                    res = intgrad.run_op(n.op, n.parsed, ins, res, True, device)
+                return program.run_node(n, intgrad.stand_ins(ins), True, device)
+            res = n.op.run(n.parsed, ins, True, device)
+            outs = res if isinstance(res, (tuple, list)) else (res,)
+            if not any(o.requires_grad for o in outs) and \
+                    intgrad.involved(ins, all(o.is_floating_point() for o in outs)):
+                res = intgrad.run_op(n.op, n.parsed, ins, res, True, device)
+            return res
         except (RuntimeError, TypeError, ValueError) as err:
             raise MXNetError(f"Error in operator {n.name}: {err}") from None
-        outs = res if isinstance(res, (tuple, list)) else (res,)
-        for i, t in enumerate(outs):
-            env[(id(n), i)] = t
-    return tuple(env[(id(h.node), h.index)] for h in program.heads)
+    return program.interpret(tensors, run)
